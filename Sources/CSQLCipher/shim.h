@@ -1,0 +1,10 @@
+#ifndef SECURESTORE_CSQLCIPHER_SHIM_H
+#define SECURESTORE_CSQLCIPHER_SHIM_H
+
+// sqlite3_key, sqlite3_rekey and friends are only declared when the codec is
+// enabled. Include through sqlcipher/: a plain <sqlite3.h> may resolve to
+// libsqlite3-dev's header, which has no codec.
+#define SQLITE_HAS_CODEC 1
+#include <sqlcipher/sqlite3.h>
+
+#endif

@@ -1,0 +1,133 @@
+import Foundation
+internal import CSQLCipher
+
+// Keying, rekeying and the key check. Every sqlite3_key / sqlite3_rekey
+// call of the library is in this file.
+extension Database {
+    /// The SQLCipher version, e.g. "3.4.1".
+    public var cipherVersion: String {
+        get throws {
+            guard let version = try String.fetchOne(self, sql: "PRAGMA cipher_version") else {
+                throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "this SQLite library has no SQLCipher codec")
+            }
+            return version
+        }
+    }
+
+    /// Gives the key of an encrypted database, as a passphrase. Call it in
+    /// ``Configuration/prepareDatabase(_:)``. SQLCipher derives the key with
+    /// PBKDF2 (`kdf_iter` rounds: about 40 ms).
+    ///
+    /// A passphrase of the form `x'<64 hex digits>'` is a raw key.
+    public func usePassphrase(_ passphrase: String) throws {
+        var bytes = Data(passphrase.utf8)
+        defer { bytes.resetBytes(in: 0..<bytes.count) }
+        try usePassphrase(bytes)
+    }
+
+    /// Gives the key of an encrypted database, as passphrase bytes.
+    public func usePassphrase(_ passphrase: Data) throws {
+        try checkOpen()
+        guard !passphrase.isEmpty else { throw Database.emptyKeyError() }
+        let code = passphrase.withUnsafeBytes { sqlite3_key(sqliteConnection, $0.baseAddress, CInt($0.count)) }
+        guard code == SQLITE_OK else { throw DatabaseError(connection: sqliteConnection, code: code) }
+        isKeyed = true
+        for pragma in try configuration.cipherSettings.pragmas() { try execute(sql: pragma) }
+    }
+
+    /// Gives a raw 256-bit key (32 bytes), which skips key derivation, or 48
+    /// bytes: the key followed by the file's 16-byte salt.
+    public func useRawKey(_ key: Data) throws {
+        var text = try Database.rawKeyText(key)
+        defer { text.resetBytes(in: 0..<text.count) }
+        try usePassphrase(text)
+    }
+
+    /// Re-encrypts the database with a new passphrase (`sqlite3_rekey`).
+    /// The connection must be keyed: SQLCipher 3.4.1 silently does nothing
+    /// on a plaintext file, so this throws instead.
+    public func changePassphrase(_ passphrase: String) throws {
+        var bytes = Data(passphrase.utf8)
+        defer { bytes.resetBytes(in: 0..<bytes.count) }
+        try changePassphrase(bytes)
+    }
+
+    /// Re-encrypts the database with new passphrase bytes.
+    public func changePassphrase(_ passphrase: Data) throws {
+        try checkOpen()
+        guard !passphrase.isEmpty else { throw Database.emptyKeyError() }
+        guard isKeyed else {
+            throw DatabaseError(
+                resultCode: .SQLITE_MISUSE,
+                message: "cannot change the key of an unencrypted database: \(path) was opened without a key; encrypt it first")
+        }
+        guard !isInsideTransaction else {
+            throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "cannot change the key inside a transaction")
+        }
+        let code = passphrase.withUnsafeBytes { sqlite3_rekey(sqliteConnection, $0.baseAddress, CInt($0.count)) }
+        // Prepared statements stay valid across a rekey: the cache is kept.
+        guard code == SQLITE_OK else { throw DatabaseError(connection: sqliteConnection, code: code) }
+    }
+
+    /// Re-encrypts the database with a new raw 32-byte key.
+    public func changeRawKey(_ key: Data) throws {
+        var text = try Database.rawKeyText(key)
+        defer { text.resetBytes(in: 0..<text.count) }
+        try changePassphrase(text)
+    }
+
+    /// `x'<hex>'`: SQLCipher's text form of a raw key. Raw bytes given to
+    /// sqlite3_key would be taken as a passphrase.
+    static func rawKeyText(_ key: Data) throws -> Data {
+        guard key.count == 32 || key.count == 48 else {
+            throw DatabaseError(resultCode: .SQLITE_MISUSE,
+                                message: "a raw key must be 32 bytes (or 48: key and salt), not \(key.count)")
+        }
+        let hexDigits = Array("0123456789abcdef".utf8)
+        var text = Data(capacity: key.count * 2 + 3)
+        text.append(contentsOf: Array("x'".utf8))
+        for byte in key {
+            text.append(hexDigits[Int(byte >> 4)])
+            text.append(hexDigits[Int(byte & 0x0F)])
+        }
+        text.append(UInt8(ascii: "'"))
+        return text
+    }
+
+    private static func emptyKeyError() -> DatabaseError {
+        DatabaseError(resultCode: .SQLITE_MISUSE,
+                      message: "empty key: SQLCipher would leave the database unencrypted")
+    }
+
+    // MARK: The key check at open
+
+    /// Reads the schema: the first read is where SQLCipher finds out that a
+    /// key is wrong (sqlite3_key itself always succeeds).
+    func verifyReadable() throws {
+        _ = try Int.fetchOne(self, sql: "SELECT count(*) FROM sqlite_master")
+    }
+
+    /// The error for a file that SQLCipher cannot read, in plain words.
+    func unreadableFileError() -> DatabaseError {
+        let message: String
+        if Database.hasPlaintextHeader(path: path) {
+            message = isKeyed
+                ? "file is not encrypted: \(path) is a plaintext SQLite database, and a key was given. Encrypt it first (migrate-tool encrypt), or open it without a key"
+                : "file is not a database: \(path) has a plaintext header but cannot be read"
+        } else if isKeyed {
+            message = "file is not a database, or the key is wrong: \(path) cannot be read with the given key and cipher settings (\(configuration.cipherSettings)). Check the key, and give the cipher settings the file was made with (files made with SQLCipher 4 defaults cannot be read by SQLCipher 3)"
+        } else {
+            message = "file is encrypted or is not a database: \(path) cannot be read without a key. Give its key with usePassphrase in Configuration.prepareDatabase"
+        }
+        return DatabaseError(resultCode: .SQLITE_NOTADB, message: message)
+    }
+
+    /// True if the file starts with "SQLite format 3\0": an unencrypted
+    /// database. An encrypted one starts with its random salt.
+    public static func hasPlaintextHeader(path: String) -> Bool {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return false }
+        defer { try? handle.close() }
+        let header = (try? handle.read(upToCount: 16)) ?? Data()
+        return header == Data("SQLite format 3\0".utf8)
+    }
+}

@@ -1,0 +1,238 @@
+import Foundation
+internal import CSQLCipher
+
+/// A connection to an SQLCipher database.
+///
+/// You get one inside the closures of ``DatabaseQueue`` (and other
+/// ``DatabaseWriter`` types); never keep it beyond them.
+///
+/// ```swift
+/// try dbQueue.write { db in
+///     try db.execute(sql: "INSERT INTO player (name) VALUES (?)", arguments: ["Arthur"])
+///     let count = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM player")
+/// }
+/// ```
+public final class Database {
+    /// The configuration the connection was opened with.
+    public let configuration: Configuration
+
+    /// The path of the database file, or `:memory:`.
+    public let path: String
+
+    /// The raw SQLite connection handle.
+    public let sqliteConnection: OpaquePointer
+
+    /// The label, or the path.
+    public let description: String
+
+    /// True once a key was given (the file is encrypted).
+    public internal(set) var isKeyed = false
+
+    var isClosed = false
+    private var statementCache: [String: Statement] = [:]
+    private var busyCallbackBox: BusyCallbackBox?
+    var readOnlyDepth = 0
+
+    /// The SQLite version of the library in use, e.g. 3015002 for 3.15.2.
+    /// Gate newer SQL features on it.
+    public static var sqliteLibVersionNumber: CInt { sqlite3_libversion_number() }
+
+    /// Opens a connection, runs the configuration's `prepareDatabase`
+    /// functions (where the key is given), and checks that the file can be
+    /// read: a wrong key fails here, with `SQLITE_NOTADB`, not later.
+    init(path: String, configuration: Configuration) throws {
+        var handle: OpaquePointer?
+        let flags = (configuration.readonly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE))
+            | SQLITE_OPEN_NOMUTEX // serialized by DatabaseQueue and friends
+        let code = sqlite3_open_v2(path, &handle, flags, nil)
+        guard code == SQLITE_OK, let handle else {
+            let error = DatabaseError(connection: handle, code: code)
+            sqlite3_close_v2(handle)
+            throw DatabaseError(resultCode: error.extendedResultCode,
+                                message: "\(error.message ?? "unable to open database file"): \(path)")
+        }
+        self.sqliteConnection = handle
+        self.path = path
+        self.configuration = configuration
+        self.description = configuration.label ?? path
+        do {
+            try setUp()
+        } catch {
+            closeConnection()
+            throw error
+        }
+    }
+
+    private func setUp() throws {
+        sqlite3_extended_result_codes(sqliteConnection, 1)
+        try setUpBusyMode()
+        do {
+            for setup in configuration.setups { try setup(self) }
+            try verifyReadable()
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_NOTADB {
+            throw unreadableFileError()
+        }
+        if configuration.foreignKeysEnabled {
+            try execute(sql: "PRAGMA foreign_keys = ON")
+        }
+    }
+
+    private func setUpBusyMode() throws {
+        switch configuration.busyMode {
+        case .immediateError:
+            break
+        case .timeout(let seconds):
+            sqlite3_busy_timeout(sqliteConnection, CInt(min(seconds * 1000, Double(CInt.max))))
+        case .callback(let callback):
+            let box = BusyCallbackBox(callback)
+            busyCallbackBox = box
+            sqlite3_busy_handler(sqliteConnection, { context, tries in
+                guard let context else { return 0 }
+                let box = Unmanaged<BusyCallbackBox>.fromOpaque(context).takeUnretainedValue()
+                return box.callback(Int(tries)) ? 1 : 0
+            }, Unmanaged.passUnretained(box).toOpaque())
+        }
+    }
+
+    deinit {
+        closeConnection()
+    }
+
+    /// Closes the connection. Later use throws "connection is closed".
+    func close() throws {
+        guard !isClosed else { return }
+        statementCache.removeAll()
+        let code = sqlite3_close_v2(sqliteConnection)
+        isClosed = true
+        if code != SQLITE_OK { throw DatabaseError(connection: nil, code: code) }
+    }
+
+    private func closeConnection() {
+        guard !isClosed else { return }
+        statementCache.removeAll()
+        // close_v2 defers the close while statements are alive elsewhere.
+        sqlite3_close_v2(sqliteConnection)
+        isClosed = true
+    }
+
+    func checkOpen() throws {
+        if isClosed { throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "Connection is closed") }
+    }
+
+    // MARK: Facts about the connection
+
+    /// The rowid of the last successful INSERT on this connection.
+    public var lastInsertedRowID: Int64 { sqlite3_last_insert_rowid(sqliteConnection) }
+
+    /// Rows changed by the last INSERT, UPDATE or DELETE.
+    public var changesCount: Int { Int(sqlite3_changes(sqliteConnection)) }
+
+    /// Rows changed since the connection opened.
+    public var totalChangesCount: Int { Int(sqlite3_total_changes(sqliteConnection)) }
+
+    /// The last error code of the connection.
+    public var lastErrorCode: ResultCode { ResultCode(rawValue: sqlite3_extended_errcode(sqliteConnection)) }
+
+    /// The last error message of the connection.
+    public var lastErrorMessage: String? { String(cString: sqlite3_errmsg(sqliteConnection)) }
+
+    // MARK: Statements
+
+    /// Prepares one statement. More than one statement in `sql` is an
+    /// error: use ``execute(sql:arguments:)`` for those.
+    public func makeStatement(sql: String) throws -> Statement {
+        try checkOpen()
+        return try sql.withCString { text in
+            var handle: OpaquePointer?
+            var tail: UnsafePointer<CChar>?
+            let code = sqlite3_prepare_v2(sqliteConnection, text, -1, &handle, &tail)
+            guard code == SQLITE_OK else {
+                throw DatabaseError(connection: sqliteConnection, code: code, sql: sql)
+            }
+            guard let handle else {
+                throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "empty statement", sql: sql)
+            }
+            let statement = makeStatement(handle, sql: sql)
+            if let tail, try containsStatement(tail) {
+                throw DatabaseError(
+                    resultCode: .SQLITE_MISUSE,
+                    message: "Multiple statements found. To execute multiple statements, use Database.execute(sql:) instead.",
+                    sql: sql)
+            }
+            return statement
+        }
+    }
+
+    /// A prepared statement kept for reuse by this connection: the cheap way
+    /// to run the same SQL many times.
+    public func cachedStatement(sql: String) throws -> Statement {
+        if let statement = statementCache[sql] {
+            try checkOpen()
+            return statement
+        }
+        let statement = try makeStatement(sql: sql)
+        statementCache[sql] = statement
+        return statement
+    }
+
+    /// The cached statement, unless a live cursor is still stepping it.
+    func cachedStatementForFetch(sql: String) throws -> Statement {
+        let statement = try cachedStatement(sql: sql)
+        return statement.isBusy ? try makeStatement(sql: sql) : statement
+    }
+
+    private func makeStatement(_ handle: OpaquePointer, sql: String) -> Statement {
+        Statement(sqliteStatement: handle, sql: sql,
+                  publicStatementArguments: configuration.publicStatementArguments)
+    }
+
+    /// True if `text` holds more than white space and comments.
+    private func containsStatement(_ text: UnsafePointer<CChar>) throws -> Bool {
+        var handle: OpaquePointer?
+        defer { sqlite3_finalize(handle) }
+        let code = sqlite3_prepare_v2(sqliteConnection, text, -1, &handle, nil)
+        return code != SQLITE_OK || handle != nil
+    }
+
+    /// Runs one or more SQL statements, separated by semicolons.
+    /// Positional arguments are consumed in order across the statements.
+    ///
+    /// ```swift
+    /// try db.execute(sql: """
+    ///     CREATE TABLE player (id INTEGER PRIMARY KEY, name TEXT NOT NULL);
+    ///     INSERT INTO player (name) VALUES (?);
+    ///     """, arguments: ["Arthur"])
+    /// ```
+    public func execute(sql: String, arguments: StatementArguments = StatementArguments()) throws {
+        try checkOpen()
+        var positional = arguments.values[...]
+        try sql.withCString { text in
+            var next: UnsafePointer<CChar>? = text
+            while let start = next, start.pointee != 0 {
+                var handle: OpaquePointer?
+                let code = sqlite3_prepare_v2(sqliteConnection, start, -1, &handle, &next)
+                guard code == SQLITE_OK else {
+                    throw DatabaseError(connection: sqliteConnection, code: code, sql: String(cString: start),
+                                        arguments: arguments,
+                                        publicStatementArguments: configuration.publicStatementArguments)
+                }
+                guard let handle else { continue } // white space or a comment
+                let statement = makeStatement(handle, sql: String(cString: sqlite3_sql(handle)))
+                try statement.bind(&positional, named: arguments.namedValues, reporting: arguments)
+                try statement.execute(arguments: nil)
+            }
+        }
+        if !positional.isEmpty {
+            throw DatabaseError(resultCode: .SQLITE_MISUSE,
+                                message: "wrong number of statement arguments: \(arguments.values.count)",
+                                sql: sql, arguments: arguments,
+                                publicStatementArguments: configuration.publicStatementArguments)
+        }
+    }
+}
+
+/// Keeps a busy callback alive for the C busy handler.
+private final class BusyCallbackBox {
+    let callback: Database.BusyCallback
+    init(_ callback: @escaping Database.BusyCallback) { self.callback = callback }
+}

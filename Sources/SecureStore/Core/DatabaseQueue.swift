@@ -1,0 +1,88 @@
+import Foundation
+
+/// A single connection to a database file, shared safely by threads and
+/// tasks: accesses run one after the other.
+///
+/// ```swift
+/// var config = Configuration()
+/// config.prepareDatabase { db in try db.usePassphrase("secret") }
+/// let dbQueue = try DatabaseQueue(path: "/path/to/db.sqlite", configuration: config)
+///
+/// try dbQueue.write { db in
+///     try db.execute(sql: "CREATE TABLE player (id INTEGER PRIMARY KEY, name TEXT)")
+/// }
+/// let count = try await dbQueue.read { db in
+///     try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM player")
+/// }
+/// ```
+public final class DatabaseQueue: DatabaseWriter {
+    private let serialized: SerializedDatabase
+
+    public var configuration: Configuration { serialized.configuration }
+    public var path: String { serialized.path }
+
+    /// Opens (or creates) the database file at `path`. Throws if the
+    /// configuration's `prepareDatabase` throws, or if the file cannot be
+    /// read with the given key (`SQLITE_NOTADB`).
+    public init(path: String, configuration: Configuration = Configuration()) throws {
+        serialized = try SerializedDatabase(
+            path: path, configuration: configuration,
+            label: configuration.label ?? "SecureStore.DatabaseQueue")
+    }
+
+    /// An in-memory database, gone when the queue is released.
+    public convenience init(configuration: Configuration = Configuration()) throws {
+        try self.init(path: ":memory:", configuration: configuration)
+    }
+
+    public func close() throws {
+        try serialized.close()
+    }
+
+    // MARK: Reading
+
+    /// Runs `value` with writes forbidden.
+    public func read<T>(_ value: (Database) throws -> T) throws -> T {
+        try serialized.sync { db in try db.readOnly { try value(db) } }
+    }
+
+    public func read<T: Sendable>(_ value: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        try await serialized.execute { db in try db.readOnly { try value(db) } }
+    }
+
+    public func unsafeRead<T>(_ value: (Database) throws -> T) throws -> T {
+        try serialized.sync(value)
+    }
+
+    public func unsafeReentrantRead<T>(_ value: (Database) throws -> T) throws -> T {
+        try serialized.reentrantSync(value)
+    }
+
+    // MARK: Writing
+
+    /// Runs `updates` with exclusive access, outside of any transaction.
+    public func inDatabase<T>(_ updates: (Database) throws -> T) throws -> T {
+        try serialized.sync(updates)
+    }
+
+    public func writeWithoutTransaction<T>(_ updates: (Database) throws -> T) throws -> T {
+        try serialized.sync(updates)
+    }
+
+    public func writeWithoutTransaction<T: Sendable>(_ updates: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        try await serialized.execute(updates)
+    }
+
+    /// With a single connection every write is already a barrier.
+    public func barrierWriteWithoutTransaction<T>(_ updates: (Database) throws -> T) throws -> T {
+        try serialized.sync(updates)
+    }
+
+    public func barrierWriteWithoutTransaction<T: Sendable>(_ updates: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        try await serialized.execute(updates)
+    }
+
+    public func unsafeReentrantWrite<T>(_ updates: (Database) throws -> T) throws -> T {
+        try serialized.reentrantSync(updates)
+    }
+}

@@ -1,0 +1,123 @@
+import Foundation
+internal import CSQLCipher
+
+/// A value stored in a database column: NULL, an integer, a real, text or
+/// a blob.
+///
+/// ```swift
+/// let dbValue = try DatabaseValue.fetchOne(db, sql: "SELECT name FROM player")
+/// if let name = String.fromDatabaseValue(dbValue) { ... }
+/// ```
+public struct DatabaseValue: Hashable, Sendable, CustomStringConvertible {
+    /// The SQLite storage classes.
+    public enum Storage: Sendable {
+        case null
+        case int64(Int64)
+        case double(Double)
+        case string(String)
+        case blob(Data)
+    }
+
+    /// How the value is stored.
+    public let storage: Storage
+
+    /// The NULL value.
+    public static let null = DatabaseValue(storage: .null)
+
+    /// True for NULL.
+    public var isNull: Bool {
+        if case .null = storage { return true }
+        return false
+    }
+
+    init(storage: Storage) {
+        self.storage = storage
+    }
+
+    /// Creates a value from any convertible value, or NULL for nil.
+    public init(value: (any DatabaseValueConvertible)?) {
+        self = value?.databaseValue ?? .null
+    }
+
+    /// Reads column `index` of the current row of a stepped statement.
+    init(sqliteStatement: SQLiteStatement, index: CInt) {
+        switch sqlite3_column_type(sqliteStatement, index) {
+        case SQLITE_NULL:
+            storage = .null
+        case SQLITE_INTEGER:
+            storage = .int64(sqlite3_column_int64(sqliteStatement, index))
+        case SQLITE_FLOAT:
+            storage = .double(sqlite3_column_double(sqliteStatement, index))
+        case SQLITE_TEXT:
+            storage = .string(String(columnOf: sqliteStatement, at: index))
+        default:
+            storage = .blob(Data(columnOf: sqliteStatement, at: index))
+        }
+    }
+
+    // Integers and reals compare by numeric value, as SQLite does.
+    public static func == (lhs: DatabaseValue, rhs: DatabaseValue) -> Bool {
+        switch (lhs.storage, rhs.storage) {
+        case (.null, .null): return true
+        case let (.int64(a), .int64(b)): return a == b
+        case let (.double(a), .double(b)): return a == b
+        case let (.int64(a), .double(b)), let (.double(b), .int64(a)): return Double(exactly: a) == b
+        case let (.string(a), .string(b)): return a == b
+        case let (.blob(a), .blob(b)): return a == b
+        default: return false
+        }
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        switch storage {
+        case .null: hasher.combine(0)
+        case .int64(let value): hasher.combine(Double(value))
+        case .double(let value): hasher.combine(value)
+        case .string(let value): hasher.combine(value)
+        case .blob(let value): hasher.combine(value)
+        }
+    }
+
+    public var description: String {
+        switch storage {
+        case .null: return "NULL"
+        case .int64(let value): return String(value)
+        case .double(let value): return String(value)
+        case .string(let value): return String(reflecting: value)
+        case .blob(let value): return "Data(\(value.count) bytes)"
+        }
+    }
+}
+
+extension DatabaseValue: DatabaseValueConvertible {
+    public var databaseValue: DatabaseValue { self }
+    public static func fromDatabaseValue(_ dbValue: DatabaseValue) -> DatabaseValue? { dbValue }
+}
+
+extension DatabaseValue: ExpressibleByNilLiteral {
+    public init(nilLiteral: ()) { self = .null }
+}
+
+// MARK: - Column readers shared by DatabaseValue and the fast column path
+
+extension String {
+    init(columnOf sqliteStatement: SQLiteStatement, at index: CInt) {
+        guard let text = sqlite3_column_text(sqliteStatement, index) else {
+            self = ""
+            return
+        }
+        let count = Int(sqlite3_column_bytes(sqliteStatement, index))
+        self = String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)
+    }
+}
+
+extension Data {
+    init(columnOf sqliteStatement: SQLiteStatement, at index: CInt) {
+        // Ask for the pointer first: sqlite3_column_bytes may convert the value.
+        guard let bytes = sqlite3_column_blob(sqliteStatement, index) else {
+            self = Data()
+            return
+        }
+        self = Data(bytes: bytes, count: Int(sqlite3_column_bytes(sqliteStatement, index)))
+    }
+}

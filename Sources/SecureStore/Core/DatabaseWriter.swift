@@ -1,0 +1,55 @@
+/// A type that gives access to a database for writing.
+///
+/// ```swift
+/// try writer.write { db in
+///     try db.execute(sql: "INSERT INTO player (name) VALUES (?)", arguments: ["Arthur"])
+/// }
+/// ```
+public protocol DatabaseWriter: DatabaseReader {
+    /// Runs `updates` outside of any transaction, with exclusive access.
+    func writeWithoutTransaction<T>(_ updates: (Database) throws -> T) throws -> T
+
+    /// Runs `updates` once every other access has finished, with
+    /// exclusive access and no transaction.
+    func barrierWriteWithoutTransaction<T>(_ updates: (Database) throws -> T) throws -> T
+
+    /// Async version of ``writeWithoutTransaction(_:)``.
+    func writeWithoutTransaction<T: Sendable>(_ updates: @escaping @Sendable (Database) throws -> T) async throws -> T
+
+    /// Async version of ``barrierWriteWithoutTransaction(_:)``.
+    func barrierWriteWithoutTransaction<T: Sendable>(_ updates: @escaping @Sendable (Database) throws -> T) async throws -> T
+
+    /// Like ``writeWithoutTransaction(_:)``, and can be called from inside
+    /// another access.
+    func unsafeReentrantWrite<T>(_ updates: (Database) throws -> T) throws -> T
+}
+
+extension DatabaseWriter {
+    /// Runs `updates` in a transaction: everything it does commits
+    /// together, or, if it throws, nothing does.
+    public func write<T>(_ updates: (Database) throws -> T) throws -> T {
+        try writeWithoutTransaction { db in try db.inTransactionReturning(updates) }
+    }
+
+    /// Async version of ``write(_:)``.
+    public func write<T: Sendable>(_ updates: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        try await writeWithoutTransaction { db in try db.inTransactionReturning(updates) }
+    }
+}
+
+extension Database {
+    /// Runs `updates` in an immediate transaction (the write lock is taken
+    /// at once, so a concurrent writer waits at BEGIN, not at COMMIT) and
+    /// returns what it returned.
+    func inTransactionReturning<T>(_ updates: (Database) throws -> T) throws -> T {
+        var result: T?
+        try inTransaction(.immediate) {
+            result = try updates(self)
+            return .commit
+        }
+        guard let result else {
+            throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "transaction ended without a result")
+        }
+        return result
+    }
+}

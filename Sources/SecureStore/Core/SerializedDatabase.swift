@@ -1,0 +1,63 @@
+import Dispatch
+
+/// One connection and the serial queue that every use of it goes through.
+///
+/// `@unchecked Sendable`: the connection (and its `OpaquePointer`) is only
+/// touched from `queue`, so moving this object between threads is safe.
+final class SerializedDatabase: @unchecked Sendable {
+    private let db: Database
+    private let queue: DispatchQueue
+    private let onQueueKey = DispatchSpecificKey<Bool>()
+
+    let configuration: Configuration
+    let path: String
+
+    init(path: String, configuration: Configuration, label: String) throws {
+        let queue = DispatchQueue(label: label)
+        queue.setSpecific(key: onQueueKey, value: true)
+        self.queue = queue
+        self.path = path
+        self.configuration = configuration
+        db = try queue.sync { try Database(path: path, configuration: configuration) }
+    }
+
+    private var isOnQueue: Bool { DispatchQueue.getSpecific(key: onQueueKey) == true }
+
+    /// Runs `block` on the queue. Calling it from the queue (a `read` inside
+    /// a `write`) would deadlock, so it throws instead.
+    func sync<T>(_ block: (Database) throws -> T) throws -> T {
+        if isOnQueue {
+            throw DatabaseError(resultCode: .SQLITE_MISUSE,
+                                message: "Database methods are not reentrant: use the Database given to the current closure")
+        }
+        return try queue.sync {
+            try db.checkOpen()
+            return try block(db)
+        }
+    }
+
+    /// Like `sync`, but runs `block` at once when already on the queue.
+    func reentrantSync<T>(_ block: (Database) throws -> T) throws -> T {
+        if isOnQueue {
+            try db.checkOpen()
+            return try block(db)
+        }
+        return try sync(block)
+    }
+
+    /// Runs `block` on the queue without blocking the caller's thread.
+    func execute<T: Sendable>(_ block: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            queue.async {
+                continuation.resume(with: Result {
+                    try self.db.checkOpen()
+                    return try block(self.db)
+                })
+            }
+        }
+    }
+
+    func close() throws {
+        try queue.sync { try db.close() }
+    }
+}

@@ -1,0 +1,247 @@
+internal import CSQLCipher
+
+/// A prepared SQL statement.
+///
+/// ```swift
+/// let statement = try db.makeStatement(sql: "INSERT INTO player (name) VALUES (?)")
+/// for name in ["Arthur", "Barbara"] {
+///     try statement.execute(arguments: [name])
+/// }
+/// ```
+///
+/// A statement belongs to the connection that prepared it and must only be
+/// used inside that connection's `read` or `write` closure.
+public final class Statement {
+    /// The SQL text of this statement.
+    public let sql: String
+
+    /// The underlying SQLite statement handle.
+    public let sqliteStatement: SQLiteStatement
+
+    /// The arguments last set with ``setArguments(_:)`` or `execute`.
+    public private(set) var arguments = StatementArguments()
+
+    let publicStatementArguments: Bool
+
+    init(sqliteStatement: SQLiteStatement, sql: String, publicStatementArguments: Bool) {
+        self.sqliteStatement = sqliteStatement
+        self.sql = sql
+        self.publicStatementArguments = publicStatementArguments
+    }
+
+    deinit {
+        sqlite3_finalize(sqliteStatement)
+    }
+
+    // MARK: Columns
+
+    /// The number of columns in the rows this statement produces.
+    public var columnCount: Int { Int(sqlite3_column_count(sqliteStatement)) }
+
+    /// The names of the columns in the rows this statement produces.
+    public private(set) lazy var columnNames: [String] = (0..<CInt(columnCount)).map(columnName(at:))
+
+    func columnName(at index: CInt) -> String {
+        sqlite3_column_name(sqliteStatement, index).map { String(cString: $0) } ?? ""
+    }
+
+    /// Column indexes by lowercased name: the first column wins, as column
+    /// lookup is case-insensitive.
+    private lazy var caseInsensitiveIndexes: [String: Int] = {
+        var indexes: [String: Int] = [:]
+        for (index, name) in columnNames.enumerated() where indexes[name.lowercased()] == nil {
+            indexes[name.lowercased()] = index
+        }
+        return indexes
+    }()
+
+    /// Exact names that resolve to the same column as a case-insensitive
+    /// lookup would, so that the common exact lookup skips lowercasing.
+    private lazy var exactIndexes: [String: Int] = {
+        var indexes: [String: Int] = [:]
+        for (index, name) in columnNames.enumerated() where caseInsensitiveIndexes[name.lowercased()] == index {
+            indexes[name] = index
+        }
+        return indexes
+    }()
+
+    /// The index of the leftmost column with this name, ignoring case.
+    public func index(ofColumn name: String) -> Int? {
+        exactIndexes[name] ?? caseInsensitiveIndexes[name.lowercased()]
+    }
+
+    /// True if the statement does not write to the database.
+    public var isReadonly: Bool { sqlite3_stmt_readonly(sqliteStatement) != 0 }
+
+    // MARK: Arguments
+
+    /// Checks that the arguments fit the statement's parameters, without
+    /// binding them.
+    public func validateArguments(_ arguments: StatementArguments) throws {
+        var positional = arguments.values[...]
+        for index in stride(from: CInt(1), through: CInt(parameterCount), by: 1) {
+            if let name = parameterName(at: index), arguments.namedValues[name] != nil { continue }
+            guard positional.popFirst() != nil else { throw missingArgument(at: index, arguments) }
+        }
+        if !positional.isEmpty { throw wrongArgumentCount(arguments) }
+    }
+
+    /// Binds the arguments, replacing the previous ones.
+    public func setArguments(_ arguments: StatementArguments) throws {
+        var positional = arguments.values[...]
+        try bind(&positional, named: arguments.namedValues, reporting: arguments)
+        if !positional.isEmpty { throw wrongArgumentCount(arguments) }
+    }
+
+    /// Binds the arguments without checking for left-over positional values.
+    public func setUncheckedArguments(_ arguments: StatementArguments) {
+        var positional = arguments.values[...]
+        try? bind(&positional, named: arguments.namedValues, reporting: arguments)
+    }
+
+    var parameterCount: Int { Int(sqlite3_bind_parameter_count(sqliteStatement)) }
+
+    private func parameterName(at index: CInt) -> String? {
+        guard let name = sqlite3_bind_parameter_name(sqliteStatement, index) else { return nil }
+        // `?NNN` parameters are positional; `:a`, `$a` and `@a` are named "a".
+        guard name.pointee != CChar(UInt8(ascii: "?")) else { return nil }
+        return String(cString: name + 1)
+    }
+
+    /// Binds every parameter, taking positional values from the front of
+    /// `positional` (so that a multi-statement execute can share them).
+    func bind(
+        _ positional: inout ArraySlice<DatabaseValue>,
+        named: [String: DatabaseValue],
+        reporting arguments: StatementArguments
+    ) throws {
+        sqlite3_reset(sqliteStatement)
+        sqlite3_clear_bindings(sqliteStatement)
+        do {
+            for index in stride(from: CInt(1), through: CInt(parameterCount), by: 1) {
+                let value: DatabaseValue
+                if let name = parameterName(at: index), let namedValue = named[name] {
+                    value = namedValue
+                } else if let next = positional.popFirst() {
+                    value = next
+                } else {
+                    throw missingArgument(at: index, arguments)
+                }
+                let code = bind(value, at: index)
+                if code != SQLITE_OK {
+                    throw DatabaseError(connection: sqlite3_db_handle(sqliteStatement), code: code,
+                                        sql: sql, arguments: arguments,
+                                        publicStatementArguments: publicStatementArguments)
+                }
+            }
+        }
+        self.arguments = arguments
+    }
+
+    @inline(__always)
+    private func bind(_ value: DatabaseValue, at index: CInt) -> CInt {
+        switch value.storage {
+        case .null:
+            return sqlite3_bind_null(sqliteStatement, index)
+        case .int64(let int):
+            return sqlite3_bind_int64(sqliteStatement, index, int)
+        case .double(let double):
+            return sqlite3_bind_double(sqliteStatement, index, double)
+        case .string(var string):
+            return string.withUTF8 { utf8 in
+                // A nil pointer would bind NULL: an empty string needs a real one.
+                guard let base = utf8.baseAddress, utf8.count > 0 else {
+                    return sqlite3_bind_text(sqliteStatement, index, "", 0, SQLITE_TRANSIENT)
+                }
+                return base.withMemoryRebound(to: CChar.self, capacity: utf8.count) {
+                    sqlite3_bind_text(sqliteStatement, index, $0, CInt(utf8.count), SQLITE_TRANSIENT)
+                }
+            }
+        case .blob(let data):
+            return data.withUnsafeBytes { bytes in
+                // Same for empty blobs: zeroblob(0) is an empty BLOB, not NULL.
+                guard let base = bytes.baseAddress, bytes.count > 0 else {
+                    return sqlite3_bind_zeroblob(sqliteStatement, index, 0)
+                }
+                return sqlite3_bind_blob(sqliteStatement, index, base, CInt(bytes.count), SQLITE_TRANSIENT)
+            }
+        }
+    }
+
+    private func missingArgument(at index: CInt, _ arguments: StatementArguments) -> DatabaseError {
+        let what = parameterName(at: index).map { "missing statement argument: \($0)" }
+            ?? "wrong number of statement arguments: \(arguments.values.count)"
+        return DatabaseError(resultCode: .SQLITE_MISUSE, message: what, sql: sql, arguments: arguments,
+                             publicStatementArguments: publicStatementArguments)
+    }
+
+    private func wrongArgumentCount(_ arguments: StatementArguments) -> DatabaseError {
+        DatabaseError(resultCode: .SQLITE_MISUSE,
+                      message: "wrong number of statement arguments: \(arguments.values.count)",
+                      sql: sql, arguments: arguments, publicStatementArguments: publicStatementArguments)
+    }
+
+    // MARK: Execution
+
+    /// Runs the statement to completion, with new arguments if given.
+    public func execute(arguments: StatementArguments? = nil) throws {
+        if let arguments { try setArguments(arguments) } else { reset() }
+        defer { sqlite3_reset(sqliteStatement) }
+        while try step() {}
+    }
+
+    /// Advances to the next row: true if a row is available, false when the
+    /// statement is done.
+    @discardableResult
+    public func step() throws -> Bool {
+        switch sqlite3_step(sqliteStatement) {
+        case SQLITE_ROW:
+            return true
+        case SQLITE_DONE:
+            return false
+        case let code:
+            // sqlite3_reset returns the same error, and makes the statement
+            // reusable at once.
+            sqlite3_reset(sqliteStatement)
+            throw DatabaseError(connection: sqlite3_db_handle(sqliteStatement), code: code,
+                                sql: sql, arguments: arguments,
+                                publicStatementArguments: publicStatementArguments)
+        }
+    }
+
+    /// Resets the statement so that it can run again; bindings are kept.
+    public func reset() {
+        sqlite3_reset(sqliteStatement)
+    }
+
+    /// True while a step has started and the statement was not reset.
+    var isBusy: Bool { sqlite3_stmt_busy(sqliteStatement) != 0 }
+}
+
+extension Statement: CustomStringConvertible {
+    public var description: String { sql }
+}
+
+/// Tells SQLite to copy bound text and blobs before the bind call returns.
+/// The C macro is not imported into Swift.
+let SQLITE_TRANSIENT = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+
+extension DatabaseError {
+    /// The one place that turns a failed SQLite call into an error: it reads
+    /// the connection's extended code and message.
+    init(connection: OpaquePointer?, code: CInt, sql: String? = nil,
+         arguments: StatementArguments? = nil, publicStatementArguments: Bool = false) {
+        var extended = code
+        var message: String?
+        if let connection {
+            let connectionCode = sqlite3_extended_errcode(connection)
+            // Keep the detail only when it belongs to this failure.
+            if connectionCode & 0xFF == code & 0xFF { extended = connectionCode }
+            message = String(cString: sqlite3_errmsg(connection))
+        } else {
+            message = String(cString: sqlite3_errstr(code))
+        }
+        self.init(resultCode: ResultCode(rawValue: extended), message: message, sql: sql,
+                  arguments: arguments, publicStatementArguments: publicStatementArguments)
+    }
+}

@@ -1,0 +1,103 @@
+/// The values bound to a statement's parameters: positional (`?`), named
+/// (`:name`, `$name`, `@name`), or both.
+///
+/// ```swift
+/// try db.execute(sql: "INSERT INTO player (name, score) VALUES (?, ?)",
+///                arguments: ["Arthur", 1000])
+/// try db.execute(sql: "UPDATE player SET score = :score WHERE id = :id",
+///                arguments: ["score": 1000, "id": 1])
+/// ```
+///
+/// Values are always bound, never spliced into SQL text.
+public struct StatementArguments: Hashable, Sendable {
+    /// Positional values, consumed in order.
+    public internal(set) var values: [DatabaseValue]
+    /// Named values, keyed by parameter name without its prefix character.
+    public internal(set) var namedValues: [String: DatabaseValue]
+
+    /// No arguments.
+    public init() {
+        values = []
+        namedValues = [:]
+    }
+
+    /// Positional arguments.
+    public init(_ sequence: some Sequence<(any DatabaseValueConvertible)?>) {
+        values = sequence.map { $0?.databaseValue ?? .null }
+        namedValues = [:]
+    }
+
+    /// Positional arguments of one type.
+    public init<S: Sequence>(_ sequence: S) where S.Element: DatabaseValueConvertible {
+        values = sequence.map(\.databaseValue)
+        namedValues = [:]
+    }
+
+    /// Named arguments.
+    public init(_ dictionary: [String: (any DatabaseValueConvertible)?]) {
+        values = []
+        namedValues = dictionary.mapValues { $0?.databaseValue ?? .null }
+    }
+
+    /// Named arguments from key-value pairs; a later duplicate key wins.
+    public init(_ pairs: some Sequence<(String, (any DatabaseValueConvertible)?)>) {
+        values = []
+        namedValues = Dictionary(pairs.map { ($0, $1?.databaseValue ?? .null) }, uniquingKeysWith: { $1 })
+    }
+
+    /// True when there are neither positional nor named values.
+    public var isEmpty: Bool { values.isEmpty && namedValues.isEmpty }
+
+    /// Appends positional values and merges named values. Returns the named
+    /// values that were replaced.
+    @discardableResult
+    public mutating func append(contentsOf arguments: StatementArguments) -> [String: DatabaseValue] {
+        values.append(contentsOf: arguments.values)
+        var replaced: [String: DatabaseValue] = [:]
+        for (name, value) in arguments.namedValues {
+            if let old = namedValues.updateValue(value, forKey: name) { replaced[name] = old }
+        }
+        return replaced
+    }
+
+    /// Concatenation; a named value of `rhs` must not replace one of `lhs`.
+    public static func + (lhs: StatementArguments, rhs: StatementArguments) -> StatementArguments {
+        var result = lhs
+        result += rhs
+        return result
+    }
+
+    /// Concatenation where named values of `rhs` replace those of `lhs`.
+    public static func &+ (lhs: StatementArguments, rhs: StatementArguments) -> StatementArguments {
+        var result = lhs
+        result.append(contentsOf: rhs)
+        return result
+    }
+
+    public static func += (lhs: inout StatementArguments, rhs: StatementArguments) {
+        let replaced = lhs.append(contentsOf: rhs)
+        precondition(replaced.isEmpty, "named arguments given twice: \(replaced.keys.sorted())")
+    }
+}
+
+extension StatementArguments: ExpressibleByArrayLiteral {
+    public init(arrayLiteral elements: (any DatabaseValueConvertible)?...) {
+        self.init(elements)
+    }
+}
+
+extension StatementArguments: ExpressibleByDictionaryLiteral {
+    public init(dictionaryLiteral elements: (String, (any DatabaseValueConvertible)?)...) {
+        self.init(elements)
+    }
+}
+
+extension StatementArguments: CustomStringConvertible {
+    /// `["Arthur", 1000]`, `[id:1, name:"Arthur"]`, or both. This shows the
+    /// values: keep it out of logs when they may be secret.
+    public var description: String {
+        let positional = values.map(\.description)
+        let named = namedValues.sorted { $0.key < $1.key }.map { "\($0.key):\($0.value)" }
+        return "[" + (positional + named).joined(separator: ", ") + "]"
+    }
+}

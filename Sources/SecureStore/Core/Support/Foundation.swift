@@ -1,0 +1,75 @@
+import Foundation
+internal import CSQLCipher
+
+// Conformances of Foundation's value types.
+
+extension Data: DatabaseValueConvertible, StatementColumnConvertible {
+    /// Stored as a BLOB; an empty Data is an empty BLOB, not NULL.
+    public var databaseValue: DatabaseValue { DatabaseValue(storage: .blob(self)) }
+
+    /// Accepts BLOBs, and TEXT as its UTF-8 bytes.
+    public static func fromDatabaseValue(_ dbValue: DatabaseValue) -> Data? {
+        switch dbValue.storage {
+        case .blob(let data): return data
+        case .string(let string): return Data(string.utf8)
+        default: return nil
+        }
+    }
+
+    public init?(sqliteStatement: SQLiteStatement, index: CInt) {
+        switch sqlite3_column_type(sqliteStatement, index) {
+        case SQLITE_BLOB, SQLITE_TEXT: self.init(columnOf: sqliteStatement, at: index)
+        default: return nil
+        }
+    }
+}
+
+extension UUID: DatabaseValueConvertible {
+    /// Stored as a 16-byte BLOB.
+    public var databaseValue: DatabaseValue {
+        withUnsafeBytes(of: uuid) { DatabaseValue(storage: .blob(Data($0))) }
+    }
+
+    /// Accepts 16-byte BLOBs and the text form (`E621E1F8-C36C-495A-...`).
+    public static func fromDatabaseValue(_ dbValue: DatabaseValue) -> UUID? {
+        switch dbValue.storage {
+        case .blob(let data) where data.count == 16:
+            var bytes: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+            withUnsafeMutableBytes(of: &bytes) { $0.copyBytes(from: data) }
+            return UUID(uuid: bytes)
+        case .string(let string):
+            return UUID(uuidString: string)
+        default:
+            return nil
+        }
+    }
+}
+
+extension URL: DatabaseValueConvertible {
+    /// Stored as its absolute string.
+    public var databaseValue: DatabaseValue { DatabaseValue(storage: .string(absoluteString)) }
+
+    public static func fromDatabaseValue(_ dbValue: DatabaseValue) -> URL? {
+        String.fromDatabaseValue(dbValue).flatMap { URL(string: $0) }
+    }
+}
+
+extension Date: DatabaseValueConvertible {
+    /// Stored as UTC text `yyyy-MM-dd HH:mm:ss.SSS`, which sorts in time
+    /// order and which SQLite's date functions understand.
+    public var databaseValue: DatabaseValue {
+        DatabaseValue(storage: .string(SQLiteDateFormat.string(from: self)))
+    }
+
+    /// Accepts the text forms SQLite's date functions understand (date,
+    /// date and time with or without seconds and fractions, `T` separator,
+    /// `Z` or `±HH:MM` offsets) and numbers as seconds since 1970.
+    public static func fromDatabaseValue(_ dbValue: DatabaseValue) -> Date? {
+        switch dbValue.storage {
+        case .int64(let seconds): return Date(timeIntervalSince1970: TimeInterval(seconds))
+        case .double(let seconds): return Date(timeIntervalSince1970: seconds)
+        case .string(let text): return SQLiteDateFormat.date(from: text)
+        default: return nil
+        }
+    }
+}
