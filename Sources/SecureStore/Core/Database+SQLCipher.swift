@@ -107,6 +107,17 @@ extension Database {
         _ = try Int.fetchOne(self, sql: "SELECT count(*) FROM sqlite_master")
     }
 
+    /// SQLCipher chooses a new file's random salt when it writes the first
+    /// page. A connection keyed while the file is still empty picks a salt
+    /// of its own, and cannot read the file once another connection has
+    /// written it. Writing the first page at open, under the write lock,
+    /// makes every later connection read the salt from the file.
+    func writeFirstPageOfEmptyFile() throws {
+        guard isKeyed, !configuration.readonly, !path.isEmpty, path != ":memory:" else { return }
+        guard try Int.fetchOne(self, sql: "PRAGMA page_count") == 0 else { return }
+        try execute(sql: "BEGIN IMMEDIATE TRANSACTION; COMMIT TRANSACTION")
+    }
+
     /// The error for a file that SQLCipher cannot read, in plain words.
     func unreadableFileError() -> DatabaseError {
         let message: String

@@ -37,6 +37,9 @@ public final class Database {
     /// Gate newer SQL features on it.
     public static var sqliteLibVersionNumber: CInt { sqlite3_libversion_number() }
 
+    /// The SQLite version of the library in use, e.g. "3.15.2".
+    public static var sqliteLibVersion: String { String(cString: sqlite3_libversion()) }
+
     /// Opens a connection, runs the configuration's `prepareDatabase`
     /// functions (where the key is given), and checks that the file can be
     /// read: a wrong key fails here, with `SQLITE_NOTADB`, not later.
@@ -69,6 +72,7 @@ public final class Database {
         do {
             for setup in configuration.setups { try setup(self) }
             try verifyReadable()
+            try writeFirstPageOfEmptyFile()
         } catch let error as DatabaseError where error.resultCode == .SQLITE_NOTADB {
             throw unreadableFileError()
         }

@@ -80,8 +80,13 @@ public struct RowDecodingError: Error, CustomStringConvertible, Sendable {
     static func valueMismatch(
         _ type: Any.Type, dbValue: DatabaseValue, column: String, sql: String?
     ) -> RowDecodingError {
-        // The value itself is left out: it may be a secret.
-        var text = "could not decode \(type) from a \(dbValue.storageName) value in column \(String(reflecting: column))"
+        // The value itself is left out: it may be a secret. `fetchOne`
+        // decodes through Optional; name the type the caller asked for.
+        var typeName = "\(type)"
+        if typeName.hasPrefix("Optional<"), typeName.hasSuffix(">") {
+            typeName = String(typeName.dropFirst("Optional<".count).dropLast())
+        }
+        var text = "could not decode \(typeName) from the \(dbValue.storageName) value in column \(String(reflecting: column))"
         if let sql { text += " - while executing `\(sql.trimmingSQLWhitespace())`" }
         return RowDecodingError(description: text)
     }

@@ -46,7 +46,9 @@ extension Row {
 
     /// The first row of a prepared statement, or nil.
     public static func fetchOne(_ statement: Statement, arguments: StatementArguments? = nil) throws -> Row? {
-        try fetchCursor(statement, arguments: arguments).next()?.copy()
+        let cursor = try fetchCursor(statement, arguments: arguments)
+        // The cursor resets the statement when released: copy before that.
+        return try withExtendedLifetime(cursor) { try cursor.next()?.copy() }
     }
 
     /// The distinct rows of a prepared statement.

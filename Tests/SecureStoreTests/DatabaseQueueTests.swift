@@ -1,0 +1,149 @@
+import Dispatch
+import Foundation
+import SecureStore
+import XCTest
+
+final class DatabaseQueueTests: SecureStoreTestCase {
+    func testManyConcurrentTasksWriteEveryRow() async throws {
+        let dbQueue = try makeEncryptedQueue()
+        try await dbQueue.write { db in try db.execute(sql: "CREATE TABLE t (task INTEGER, n INTEGER)") }
+        let tasks = 40, rowsPerTask = 25
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for task in 0..<tasks {
+                group.addTask {
+                    for n in 0..<rowsPerTask {
+                        try await dbQueue.write { db in
+                            try db.execute(sql: "INSERT INTO t VALUES (?, ?)", arguments: [task, n])
+                        }
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        let (count, distinct) = try await dbQueue.read { db in
+            (try Int.fetchOne(db, sql: "SELECT count(*) FROM t"),
+             try Int.fetchOne(db, sql: "SELECT count(DISTINCT task * 1000 + n) FROM t"))
+        }
+        XCTAssertEqual(count, tasks * rowsPerTask)
+        XCTAssertEqual(distinct, tasks * rowsPerTask)
+    }
+
+    func testManyThreadsShareOneQueue() throws {
+        let dbQueue = try makeEncryptedQueue()
+        try dbQueue.write { db in try db.execute(sql: "CREATE TABLE t (n INTEGER)") }
+        let errors = ErrorBox()
+        DispatchQueue.concurrentPerform(iterations: 200) { n in
+            do {
+                try dbQueue.write { db in try db.execute(sql: "INSERT INTO t VALUES (?)", arguments: [n]) }
+                _ = try dbQueue.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM t") }
+            } catch {
+                errors.append(error)
+            }
+        }
+        XCTAssertTrue(errors.isEmpty)
+        XCTAssertEqual(try dbQueue.read { try Int.fetchOne($0, sql: "SELECT sum(n) FROM t") }, (0..<200).reduce(0, +))
+    }
+
+    func testReentrantAccessThrowsInsteadOfDeadlocking() throws {
+        let dbQueue = try DatabaseQueue()
+        XCTAssertThrowsError(try dbQueue.write { _ in try dbQueue.read { _ in 1 } }) { error in
+            XCTAssertTrue("\(error)".contains("not reentrant"), "\(error)")
+        }
+        XCTAssertEqual(try dbQueue.write { _ in try dbQueue.unsafeReentrantRead { _ in 1 } }, 1)
+    }
+
+    func testInMemoryDatabase() throws {
+        let dbQueue = try DatabaseQueue()
+        try dbQueue.write { db in try db.execute(sql: "CREATE TABLE t (a); INSERT INTO t VALUES (1)") }
+        XCTAssertEqual(try dbQueue.read { try Int.fetchOne($0, sql: "SELECT a FROM t") }, 1)
+        XCTAssertEqual(dbQueue.path, ":memory:")
+    }
+
+    func testClosedQueueThrows() throws {
+        let dbQueue = try makeEncryptedQueue()
+        try dbQueue.close()
+        XCTAssertThrowsError(try dbQueue.read { _ in 1 }) { error in
+            XCTAssertTrue("\(error)".contains("Connection is closed"), "\(error)")
+        }
+    }
+
+    func testReadonlyConfiguration() throws {
+        try makeEncryptedQueue().write { db in try db.execute(sql: "CREATE TABLE t (a)") }
+        var config = keyedConfiguration(passphrase: "secret")
+        config.readonly = true
+        let dbQueue = try DatabaseQueue(path: path("db.sqlite"), configuration: config)
+        XCTAssertThrowsError(try dbQueue.write { db in try db.execute(sql: "INSERT INTO t VALUES (1)") }) { error in
+            XCTAssertEqual((error as? DatabaseError)?.resultCode, .SQLITE_READONLY)
+        }
+        XCTAssertThrowsError(try DatabaseQueue(path: path("missing.sqlite"), configuration: config)) { error in
+            XCTAssertEqual((error as? DatabaseError)?.resultCode, .SQLITE_CANTOPEN)
+            XCTAssertTrue("\(error)".contains("missing.sqlite"), "\(error)")
+        }
+    }
+
+    func testForeignKeysAreEnforcedByDefault() throws {
+        let dbQueue = try makeEncryptedQueue()
+        try dbQueue.write { db in
+            try db.execute(sql: "CREATE TABLE p (id INTEGER PRIMARY KEY); CREATE TABLE c (pid REFERENCES p(id))")
+        }
+        XCTAssertThrowsError(try dbQueue.write { db in try db.execute(sql: "INSERT INTO c VALUES (1)") }) { error in
+            XCTAssertEqual((error as? DatabaseError)?.extendedResultCode, .SQLITE_CONSTRAINT_FOREIGNKEY)
+        }
+        var config = keyedConfiguration(passphrase: "secret")
+        config.foreignKeysEnabled = false
+        let unchecked = try DatabaseQueue(path: path("db.sqlite"), configuration: config)
+        try unchecked.write { db in try db.execute(sql: "INSERT INTO c VALUES (1)") }
+    }
+
+    func testBusyTimeoutWaitsForAnotherConnection() throws {
+        var config = keyedConfiguration(passphrase: "secret")
+        config.busyMode = .timeout(5)
+        let first = try DatabaseQueue(path: path("db.sqlite"), configuration: config)
+        let second = try DatabaseQueue(path: path("db.sqlite"), configuration: config)
+        try first.write { db in try db.execute(sql: "CREATE TABLE t (a)") }
+        let released = DispatchSemaphore(value: 0)
+        let done = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            try? first.write { db in
+                try db.execute(sql: "INSERT INTO t VALUES (1)")
+                released.signal()
+                Thread.sleep(forTimeInterval: 0.2)
+            }
+            done.signal()
+        }
+        released.wait()
+        try second.write { db in try db.execute(sql: "INSERT INTO t VALUES (2)") }
+        done.wait()
+        XCTAssertEqual(try second.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM t") }, 2)
+
+        var impatient = keyedConfiguration(passphrase: "secret")
+        impatient.busyMode = .immediateError
+        let third = try DatabaseQueue(path: path("db.sqlite"), configuration: impatient)
+        try first.inDatabase { db in
+            try db.beginTransaction(.immediate)
+            XCTAssertThrowsError(try third.write { db in try db.execute(sql: "INSERT INTO t VALUES (3)") }) { error in
+                XCTAssertEqual((error as? DatabaseError)?.resultCode, .SQLITE_BUSY)
+            }
+            try db.rollback()
+        }
+    }
+
+    func testConfigurationLabelAndPrepareDatabaseRunOnOpen() throws {
+        var config = keyedConfiguration(passphrase: "secret")
+        config.label = "main"
+        config.prepareDatabase { db in try db.execute(sql: "PRAGMA user_version = 7") }
+        let dbQueue = try DatabaseQueue(path: path("db.sqlite"), configuration: config)
+        try dbQueue.read { db in
+            XCTAssertEqual(db.description, "main")
+            XCTAssertEqual(try Int.fetchOne(db, sql: "PRAGMA user_version"), 7)
+        }
+    }
+}
+
+/// Collects errors from concurrent closures.
+final class ErrorBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var errors: [any Error] = []
+    func append(_ error: any Error) { lock.withLock { errors.append(error) } }
+    var isEmpty: Bool { lock.withLock { errors.isEmpty } }
+}

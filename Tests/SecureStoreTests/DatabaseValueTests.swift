@@ -1,0 +1,160 @@
+import Foundation
+import SecureStore
+import XCTest
+
+/// Every supported type round-trips through an encrypted file.
+final class DatabaseValueTests: SecureStoreTestCase {
+    private var dbQueue: DatabaseQueue!
+
+    override func setUpWithError() throws {
+        try super.setUpWithError()
+        dbQueue = try makeEncryptedQueue()
+        try dbQueue.write { db in try db.execute(sql: "CREATE TABLE v (value)") }
+    }
+
+    /// Stores `value`, reads it back through both fetch paths (fast column
+    /// reads and DatabaseValue conversion), after reopening the file.
+    private func roundTrip<T: DatabaseValueConvertible & Equatable>(
+        _ value: T, file: StaticString = #filePath, line: UInt = #line
+    ) throws {
+        try dbQueue.write { db in
+            try db.execute(sql: "DELETE FROM v")
+            try db.execute(sql: "INSERT INTO v VALUES (?)", arguments: [value])
+        }
+        try dbQueue.close()
+        dbQueue = try makeEncryptedQueue()
+        try dbQueue.read { db in
+            let row = try XCTUnwrap(Row.fetchOne(db, sql: "SELECT value FROM v"))
+            XCTAssertEqual(try row.decode(T.self, atIndex: 0), value, file: file, line: line)
+            XCTAssertEqual(T.fromDatabaseValue(row.databaseValues[0]), value, file: file, line: line)
+            let cursor = try Row.fetchCursor(db, sql: "SELECT value FROM v")
+            let live = try XCTUnwrap(cursor.next())
+            XCTAssertEqual(try live.decode(T.self, forColumn: "VALUE"), value, file: file, line: line)
+        }
+    }
+
+    func testIntegersRoundTrip() throws {
+        try roundTrip(Int64.min)
+        try roundTrip(Int64.max)
+        try roundTrip(Int.min)
+        try roundTrip(Int8.min)
+        try roundTrip(Int16.max)
+        try roundTrip(Int32.min)
+        try roundTrip(UInt8.max)
+        try roundTrip(UInt16.max)
+        try roundTrip(UInt32.max)
+        try roundTrip(UInt64(Int64.max))
+        try roundTrip(UInt(42))
+        try roundTrip(0)
+    }
+
+    func testFastAndSlowFetchesAgree() throws {
+        try dbQueue.write { db in
+            try db.execute(sql: "INSERT INTO v VALUES (1), (2), (NULL), (3.0)")
+            XCTAssertEqual(try Int?.fetchAll(db, sql: "SELECT value FROM v"), [1, 2, nil, 3])
+            XCTAssertEqual(try DatabaseValue.fetchAll(db, sql: "SELECT value FROM v").map(\.isNull), [false, false, true, false])
+            XCTAssertEqual(try Int.fetchOne(db, sql: "SELECT value FROM v WHERE value IS NULL"), nil)
+            XCTAssertEqual(try Int.fetchOne(db, sql: "SELECT value FROM v WHERE 0"), nil)
+            XCTAssertEqual(try Int.fetchSet(db, sql: "SELECT value FROM v WHERE value IS NOT NULL"), [1, 2, 3])
+            XCTAssertEqual(try Array(Int.fetchCursor(db, sql: "SELECT value FROM v WHERE value IS NOT NULL")), [1, 2, 3])
+        }
+    }
+
+    func testOutOfRangeAndWrongTypesAreErrors() throws {
+        try dbQueue.write { db in
+            try db.execute(sql: "INSERT INTO v VALUES (300)")
+            XCTAssertThrowsError(try UInt8.fetchOne(db, sql: "SELECT value FROM v")) { error in
+                XCTAssertTrue("\(error)".contains("could not decode UInt8"), "\(error)")
+            }
+            XCTAssertThrowsError(try Int.fetchAll(db, sql: "SELECT ?", arguments: ["secret-text"])) { error in
+                XCTAssertTrue("\(error)".contains("TEXT"), "\(error)")
+                XCTAssertFalse("\(error)".contains("secret-text"), "values stay out of errors")
+            }
+            XCTAssertThrowsError(try Int.fetchAll(db, sql: "SELECT NULL")) { error in
+                XCTAssertTrue("\(error)".contains("NULL"), "\(error)")
+            }
+            XCTAssertThrowsError(try Int.fetchOne(db, sql: "SELECT 1.5"))
+            XCTAssertEqual(try Int.fetchOne(db, sql: "SELECT 2.0"), 2)
+        }
+    }
+
+    func testLargeUInt64IsStoredAsReal() throws {
+        let dbValue = UInt64.max.databaseValue
+        guard case .double = dbValue.storage else { return XCTFail("\(dbValue)") }
+    }
+
+    func testFloatingPointRoundTrip() throws {
+        try roundTrip(3.141592653589793)
+        try roundTrip(-0.0)
+        try roundTrip(Double.greatestFiniteMagnitude)
+        try roundTrip(Float(1.5))
+    }
+
+    func testBoolRoundTrip() throws {
+        try roundTrip(true)
+        try roundTrip(false)
+        XCTAssertEqual(true.databaseValue, 1.databaseValue)
+    }
+
+    func testStringRoundTrip() throws {
+        try roundTrip("")
+        try roundTrip("plain")
+        try roundTrip("Grüße, 世界, emoji 🔐, RTL שלום")
+        try roundTrip("with\0nul")
+        try roundTrip("quote ' and \"double\"; DROP TABLE v; --")
+    }
+
+    func testDataRoundTrip() throws {
+        try roundTrip(Data())
+        try roundTrip(Data([0, 1, 2, 255]))
+        try roundTrip(Data(repeating: 0xAB, count: 100_000))
+        // An empty Data is an empty BLOB, not NULL.
+        try dbQueue.write { db in
+            try db.execute(sql: "DELETE FROM v; INSERT INTO v VALUES (?)", arguments: [Data()])
+            XCTAssertEqual(try String.fetchOne(db, sql: "SELECT typeof(value) FROM v"), "blob")
+            try db.execute(sql: "DELETE FROM v; INSERT INTO v VALUES (?)", arguments: [""])
+            XCTAssertEqual(try String.fetchOne(db, sql: "SELECT typeof(value) FROM v"), "text")
+        }
+    }
+
+    func testDateRoundTripAndFormat() throws {
+        let date = Date(timeIntervalSince1970: 1_700_000_000.123)
+        try roundTrip(date)
+        try roundTrip(Date(timeIntervalSince1970: -86_400 * 365 * 100 + 0.5))
+        XCTAssertEqual(date.databaseValue, "2023-11-14 22:13:20.123".databaseValue)
+        XCTAssertEqual(Date.fromDatabaseValue("2023-11-14".databaseValue), Date(timeIntervalSince1970: 1_699_920_000))
+        XCTAssertEqual(Date.fromDatabaseValue("2023-11-14T22:13:20Z".databaseValue), Date(timeIntervalSince1970: 1_700_000_000))
+        XCTAssertEqual(Date.fromDatabaseValue("2023-11-15 00:13:20+02:00".databaseValue), Date(timeIntervalSince1970: 1_700_000_000))
+        XCTAssertEqual(Date.fromDatabaseValue(1_700_000_000.databaseValue), Date(timeIntervalSince1970: 1_700_000_000))
+        XCTAssertNil(Date.fromDatabaseValue("not a date".databaseValue))
+        XCTAssertNil(Date.fromDatabaseValue("2023-13-01".databaseValue))
+        // SQLite's own date functions read the stored text.
+        try dbQueue.write { db in
+            try db.execute(sql: "DELETE FROM v; INSERT INTO v VALUES (?)", arguments: [date])
+            XCTAssertEqual(try Int.fetchOne(db, sql: "SELECT CAST(strftime('%s', value) AS INTEGER) FROM v"), 1_700_000_000)
+        }
+    }
+
+    func testUUIDAndURLRoundTrip() throws {
+        let uuid = UUID()
+        try roundTrip(uuid)
+        XCTAssertEqual(UUID.fromDatabaseValue(uuid.uuidString.databaseValue), uuid)
+        try roundTrip(URL(string: "https://example.com/path?q=ä")!)
+    }
+
+    func testOptionalsRoundTrip() throws {
+        try roundTrip(Int?.none)
+        try roundTrip(Int?.some(5))
+        try roundTrip(String?.none)
+        try roundTrip(Data?.none)
+        try roundTrip(Date?.none)
+        try roundTrip(UUID?.none)
+    }
+
+    func testDatabaseValueEqualityFollowsSQLite() {
+        XCTAssertEqual(1.databaseValue, 1.0.databaseValue)
+        XCTAssertNotEqual(1.databaseValue, "1".databaseValue)
+        XCTAssertEqual(DatabaseValue.null, nil)
+        XCTAssertEqual(Set([1.databaseValue, 1.0.databaseValue]).count, 1)
+    }
+}

@@ -1,0 +1,89 @@
+import Foundation
+import SecureStore
+import XCTest
+
+final class RowTests: SecureStoreTestCase {
+    func testSubscriptsByIndexAndCaseInsensitiveName() throws {
+        let dbQueue = try DatabaseQueue()
+        try dbQueue.read { db in
+            let row = try XCTUnwrap(Row.fetchOne(db, sql: "SELECT 1 AS id, 'Arthur' AS Name, NULL AS score, 2 AS ID"))
+            XCTAssertEqual(row.count, 4)
+            XCTAssertEqual(row.columnNames, ["id", "Name", "score", "ID"])
+            XCTAssertEqual(row[0] as Int, 1)
+            XCTAssertEqual(row["name"] as String, "Arthur")
+            XCTAssertEqual(row["NAME"] as String?, "Arthur")
+            XCTAssertNil(row["score"] as Int?)
+            XCTAssertNil(row["missing"] as Int?)
+            XCTAssertEqual(row["ID"] as Int, 1, "the leftmost column wins")
+            XCTAssertEqual(row[3] as Int, 2)
+            XCTAssertEqual(row["id"] as? Int64, 1)
+            XCTAssertNil(row["score"])
+            XCTAssertTrue(row.hasColumn("SCORE"))
+            XCTAssertFalse(row.hasColumn("missing"))
+            XCTAssertTrue(row.hasNull(atIndex: 2))
+            XCTAssertThrowsError(try row.decode(Int.self, forColumn: "score"))
+            XCTAssertThrowsError(try row.decode(Int.self, forColumn: "missing")) { error in
+                XCTAssertTrue("\(error)".contains("no column named \"missing\""), "\(error)")
+            }
+            XCTAssertThrowsError(try row.decode(Int.self, atIndex: 9))
+            XCTAssertEqual(row.description, "[id:1 Name:\"Arthur\" score:NULL ID:2]")
+        }
+    }
+
+    func testRowsFromCursorsAreReusedAndCopiesAreStable() throws {
+        let dbQueue = try DatabaseQueue()
+        try dbQueue.read { db in
+            let cursor = try Row.fetchCursor(db, sql: "SELECT 1 AS n UNION ALL SELECT 2")
+            let first = try XCTUnwrap(cursor.next())
+            let copy = first.copy()
+            let second = try XCTUnwrap(cursor.next())
+            XCTAssertTrue(first === second)
+            XCTAssertEqual(copy["n"] as Int, 1)
+            XCTAssertEqual(second["n"] as Int, 2)
+            XCTAssertNil(try cursor.next())
+            XCTAssertNil(try cursor.next())
+        }
+    }
+
+    func testDictionaryLiteralsAndEquality() {
+        let row: Row = ["a": 1, "b": "x", "c": nil]
+        XCTAssertEqual(row, ["a": 1, "b": "x", "c": nil])
+        XCTAssertNotEqual(row, ["b": "x", "a": 1, "c": nil], "column order matters")
+        XCTAssertEqual(Array(row.map(\.0)), ["a", "b", "c"])
+        XCTAssertEqual(Row(["k": 2]), ["k": 2])
+    }
+
+    func testCursorOperations() throws {
+        let dbQueue = try DatabaseQueue()
+        try dbQueue.read { db in
+            let sql = "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 10) SELECT i FROM n"
+            XCTAssertEqual(try Array(Int.fetchCursor(db, sql: sql).filter { $0 % 2 == 0 }.map { $0 * 10 }), [20, 40, 60, 80, 100])
+            XCTAssertEqual(try Int.fetchCursor(db, sql: sql).reduce(0, +), 55)
+            XCTAssertEqual(try Int.fetchCursor(db, sql: sql).first { $0 > 3 }, 4)
+            XCTAssertTrue(try Int.fetchCursor(db, sql: sql).contains(7))
+            XCTAssertFalse(try Int.fetchCursor(db, sql: sql).contains(70))
+            XCTAssertEqual(try Array(Int.fetchCursor(db, sql: sql).prefix(3)), [1, 2, 3])
+            XCTAssertEqual(try Array(Int.fetchCursor(db, sql: sql).compactMap { $0 > 8 ? String($0) : nil }), ["9", "10"])
+            var seen: [Int] = []
+            try Int.fetchCursor(db, sql: sql).forEach { seen.append($0) }
+            XCTAssertEqual(seen.count, 10)
+            XCTAssertEqual(try Set(Int.fetchCursor(db, sql: sql)).count, 10)
+            XCTAssertEqual(try Dictionary(grouping: Int.fetchCursor(db, sql: sql), by: { $0 % 2 })[0]?.count, 5)
+            XCTAssertTrue(try Int.fetchCursor(db, sql: sql).allSatisfy { $0 > 0 })
+            XCTAssertEqual(try Array(AnyCursor(Int.fetchCursor(db, sql: sql))).count, 10)
+        }
+    }
+
+    func testAbandonedCursorReleasesItsStatement() throws {
+        let dbQueue = try makeEncryptedQueue()
+        try dbQueue.write { db in
+            try db.execute(sql: "CREATE TABLE t (a); INSERT INTO t VALUES (1), (2)")
+        }
+        try dbQueue.read { db in
+            let cursor = try Row.fetchCursor(db, sql: "SELECT a FROM t")
+            _ = try cursor.next()
+        }
+        // A statement still stepping would keep a read lock and block this.
+        try dbQueue.write { db in try db.execute(sql: "DROP TABLE t") }
+    }
+}

@@ -1,0 +1,131 @@
+import Foundation
+import SecureStore
+import XCTest
+
+final class StatementTests: SecureStoreTestCase {
+    private var dbQueue: DatabaseQueue!
+
+    override func setUpWithError() throws {
+        try super.setUpWithError()
+        dbQueue = try makeEncryptedQueue()
+        try dbQueue.write { db in
+            try db.execute(sql: "CREATE TABLE player (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, score INTEGER)")
+        }
+    }
+
+    func testPositionalAndNamedArguments() throws {
+        try dbQueue.write { db in
+            try db.execute(sql: "INSERT INTO player (name, score) VALUES (?, ?)", arguments: ["Arthur", 100])
+            try db.execute(sql: "INSERT INTO player (name, score) VALUES (:name, :score)", arguments: ["name": "Barbara", "score": 200])
+            try db.execute(sql: "INSERT INTO player (name, score) VALUES ($name, @score)", arguments: ["name": "Craig", "score": nil])
+            try db.execute(sql: "UPDATE player SET score = :s WHERE score = :s OR name = ?", arguments: StatementArguments(["Craig"]) + ["s": 5])
+            XCTAssertEqual(try Row.fetchAll(db, sql: "SELECT name, score FROM player ORDER BY id"),
+                           [["name": "Arthur", "score": 100], ["name": "Barbara", "score": 200], ["name": "Craig", "score": 5]])
+        }
+    }
+
+    func testHostileStringsAreBoundNotSpliced() throws {
+        let hostile = "Robert'); DROP TABLE player; --"
+        try dbQueue.write { db in
+            try db.execute(sql: "INSERT INTO player (name) VALUES (?)", arguments: [hostile])
+            XCTAssertEqual(try String.fetchOne(db, sql: "SELECT name FROM player WHERE name = ?", arguments: [hostile]), hostile)
+            XCTAssertEqual(try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master WHERE name = 'player'"), 1)
+        }
+    }
+
+    func testWrongArgumentsAreErrors() throws {
+        try dbQueue.write { db in
+            XCTAssertThrowsError(try db.execute(sql: "INSERT INTO player (name) VALUES (?)", arguments: ["a", "b"])) { error in
+                XCTAssertEqual((error as? DatabaseError)?.resultCode, .SQLITE_MISUSE)
+                XCTAssertTrue("\(error)".contains("wrong number of statement arguments: 2"), "\(error)")
+            }
+            XCTAssertThrowsError(try db.execute(sql: "INSERT INTO player (name, score) VALUES (?, ?)", arguments: ["a"]))
+            XCTAssertThrowsError(try db.execute(sql: "INSERT INTO player (name) VALUES (:name)", arguments: ["nom": "a"])) { error in
+                XCTAssertTrue("\(error)".contains("missing statement argument: name"), "\(error)")
+            }
+            let statement = try db.makeStatement(sql: "SELECT ?, :b")
+            XCTAssertNoThrow(try statement.validateArguments([1, 2]))
+            XCTAssertNoThrow(try statement.validateArguments(StatementArguments([1]) + ["b": 2]))
+            XCTAssertThrowsError(try statement.validateArguments([1, 2, 3]))
+        }
+    }
+
+    func testSeveralStatementsShareArgumentsInOrder() throws {
+        try dbQueue.write { db in
+            try db.execute(sql: """
+                INSERT INTO player (name) VALUES (?);
+                -- a comment between statements
+                INSERT INTO player (name, score) VALUES (?, ?);
+                """, arguments: ["one", "two", 2])
+            XCTAssertEqual(try String.fetchAll(db, sql: "SELECT name FROM player ORDER BY id"), ["one", "two"])
+        }
+    }
+
+    func testMakeStatementRefusesSeveralStatements() throws {
+        try dbQueue.write { db in
+            XCTAssertThrowsError(try db.makeStatement(sql: "SELECT 1; SELECT 2")) { error in
+                XCTAssertTrue("\(error)".contains("Multiple statements found"), "\(error)")
+            }
+            XCTAssertNoThrow(try db.makeStatement(sql: "SELECT 1; -- trailing comment\n"))
+            XCTAssertThrowsError(try db.makeStatement(sql: "  "))
+            XCTAssertThrowsError(try db.makeStatement(sql: "SELEKT 1")) { error in
+                XCTAssertEqual((error as? DatabaseError)?.resultCode, .SQLITE_ERROR)
+                XCTAssertEqual((error as? DatabaseError)?.sql, "SELEKT 1")
+            }
+        }
+    }
+
+    func testPreparedStatementBindStepReset() throws {
+        try dbQueue.write { db in
+            let insert = try db.makeStatement(sql: "INSERT INTO player (name, score) VALUES (?, ?)")
+            for (index, name) in ["a", "b", "c"].enumerated() {
+                try insert.execute(arguments: [name, index])
+            }
+            let select = try db.makeStatement(sql: "SELECT name FROM player WHERE score >= ? ORDER BY score")
+            XCTAssertEqual(select.columnNames, ["name"])
+            XCTAssertEqual(select.columnCount, 1)
+            XCTAssertTrue(select.isReadonly)
+            XCTAssertFalse(insert.isReadonly)
+            try select.setArguments([1])
+            XCTAssertTrue(try select.step())
+            XCTAssertEqual(try Row.fetchOne(select), ["name": "b"])
+            select.reset()
+            XCTAssertEqual(try String.fetchAll(select), ["b", "c"])
+            XCTAssertEqual(try String.fetchAll(select, arguments: [2]), ["c"])
+            XCTAssertEqual(select.arguments, [2])
+        }
+    }
+
+    func testCachedStatementsAreReused() throws {
+        try dbQueue.write { db in
+            let first = try db.cachedStatement(sql: "SELECT name FROM player")
+            let second = try db.cachedStatement(sql: "SELECT name FROM player")
+            XCTAssertTrue(first === second)
+            XCTAssertFalse(try db.makeStatement(sql: "SELECT name FROM player") === first)
+        }
+    }
+
+    func testNestedFetchesOfTheSameSQLDoNotInterfere() throws {
+        try dbQueue.write { db in
+            try db.execute(sql: "INSERT INTO player (name) VALUES ('a'), ('b')")
+            var pairs: [String] = []
+            let outer = try String.fetchCursor(db, sql: "SELECT name FROM player ORDER BY name")
+            while let name = try outer.next() {
+                let all = try String.fetchAll(db, sql: "SELECT name FROM player ORDER BY name")
+                pairs.append(name + all.joined())
+            }
+            XCTAssertEqual(pairs, ["aab", "bab"])
+        }
+    }
+
+    func testConnectionFacts() throws {
+        try dbQueue.write { db in
+            try db.execute(sql: "INSERT INTO player (name) VALUES ('a'), ('b')")
+            XCTAssertEqual(db.changesCount, 2)
+            XCTAssertEqual(db.lastInsertedRowID, 2)
+            try db.execute(sql: "UPDATE player SET score = 1")
+            XCTAssertEqual(db.changesCount, 2)
+            XCTAssertGreaterThanOrEqual(db.totalChangesCount, 4)
+        }
+    }
+}

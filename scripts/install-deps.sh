@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Installs what SecureStore needs from Debian's packages, if it is missing:
+# SQLCipher's headers and library, the sqlcipher and sqlite3 CLIs (used by
+# the tests as independent clients), pkg-config.
+set -euo pipefail
+
+missing=()
+pkg-config --exists sqlcipher 2>/dev/null || missing+=(libsqlcipher-dev)
+command -v sqlcipher >/dev/null 2>&1 || missing+=(sqlcipher)
+command -v sqlite3 >/dev/null 2>&1 || missing+=(sqlite3)
+command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+echo "Installing: ${missing[*]}" >&2
+sudo=""
+if [ "$(id -u)" -ne 0 ]; then
+    command -v sudo >/dev/null 2>&1 || { echo "error: run as root, or install: ${missing[*]}" >&2; exit 1; }
+    sudo="sudo"
+fi
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq "${missing[@]}" >/dev/null
