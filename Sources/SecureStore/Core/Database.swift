@@ -208,22 +208,49 @@ public final class Database {
     ///     """, arguments: ["Arthur"])
     /// ```
     public func execute(sql: String, arguments: StatementArguments = StatementArguments()) throws {
+        do {
+            try executeStatements(sql: sql, arguments: arguments)
+        } catch let failure as StatementFailure {
+            throw failure.error
+        }
+    }
+
+    /// Runs the statements of an SQL script; a failure tells the UTF-8
+    /// offset of the statement that failed, so that the caller can name the
+    /// line of a migration file.
+    package func executeScript(_ sql: String) throws(StatementFailure) {
+        do {
+            try executeStatements(sql: sql, arguments: StatementArguments())
+        } catch let failure as StatementFailure {
+            throw failure
+        } catch {
+            throw StatementFailure(offset: 0, error: error)
+        }
+    }
+
+    private func executeStatements(sql: String, arguments: StatementArguments) throws {
         try checkOpen()
         var positional = arguments.values[...]
         try sql.withCString { text in
             var next: UnsafePointer<CChar>? = text
             while let start = next, start.pointee != 0 {
+                let offset = text.distance(to: start)
                 var handle: OpaquePointer?
                 let code = sqlite3_prepare_v2(sqliteConnection, start, -1, &handle, &next)
                 guard code == SQLITE_OK else {
-                    throw DatabaseError(connection: sqliteConnection, code: code, sql: String(cString: start),
-                                        arguments: arguments,
-                                        publicStatementArguments: configuration.publicStatementArguments)
+                    let error = DatabaseError(connection: sqliteConnection, code: code, sql: String(cString: start),
+                                              arguments: arguments,
+                                              publicStatementArguments: configuration.publicStatementArguments)
+                    throw StatementFailure(offset: offset, error: error)
                 }
                 guard let handle else { continue } // white space or a comment
                 let statement = makeStatement(handle, sql: String(cString: sqlite3_sql(handle)))
-                try statement.bind(&positional, named: arguments.namedValues, reporting: arguments)
-                try statement.execute(arguments: nil)
+                do {
+                    try statement.bind(&positional, named: arguments.namedValues, reporting: arguments)
+                    try statement.execute(arguments: nil)
+                } catch {
+                    throw StatementFailure(offset: offset, error: error)
+                }
             }
         }
         if !positional.isEmpty {
@@ -233,6 +260,15 @@ public final class Database {
                                 publicStatementArguments: configuration.publicStatementArguments)
         }
     }
+}
+
+/// A statement of a multi-statement SQL text failed.
+package struct StatementFailure: Error {
+    /// The UTF-8 offset where the failing statement starts (leading white
+    /// space and comments included).
+    package var offset: Int
+    /// The error of the statement.
+    package var error: any Error
 }
 
 /// Keeps a busy callback alive for the C busy handler.
