@@ -5,10 +5,14 @@ let package = Package(
     name: "SecureStore",
     products: [
         .library(name: "SecureStore", targets: ["SecureStore"]),
+        // The migrate-tool commands, for apps that build their own tool
+        // around a DatabaseMigrator registered in Swift.
+        .library(name: "MigrateToolKit", targets: ["MigrateToolKit"]),
         .executable(name: "migrate-tool", targets: ["migrate-tool"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", exact: "1.16.2"),
     ],
     targets: [
         // Debian's SQLCipher 3.4.1. The shim defines SQLITE_HAS_CODEC, because
@@ -22,12 +26,23 @@ let package = Package(
             name: "SecureStore",
             dependencies: ["CSQLCipher"]
         ),
-        .executableTarget(
-            name: "migrate-tool",
+        .target(
+            name: "MigrateToolKit",
             dependencies: [
                 "SecureStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ]
+        ),
+        .executableTarget(
+            name: "migrate-tool",
+            dependencies: ["MigrateToolKit"]
+        ),
+        // An app's own migrate tool: the Zalora migrations registered in Swift.
+        .executableTarget(
+            name: "zalora-migrate",
+            dependencies: ["MigrateToolKit", "SecureStore"],
+            path: "Examples/zalora-migrate"
         ),
         .testTarget(
             name: "SecureStoreTests",
@@ -35,9 +50,9 @@ let package = Package(
         ),
         .testTarget(
             name: "MigrateToolTests",
-            // Depending on the executable makes `swift test` build the binary
-            // that these end-to-end tests run.
-            dependencies: ["migrate-tool"]
+            // Depending on the executables makes `swift test` build the
+            // binaries that these end-to-end tests run.
+            dependencies: ["migrate-tool", "zalora-migrate"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -85,8 +85,11 @@ final class DatabaseMigratorTests: SecureStoreTestCase {
             XCTAssertEqual(try dbQueue.read { try String.fetchOne($0, sql: "SELECT keywords FROM brandRGDB WHERE language = 'en'") }, "shoes")
             XCTAssertEqual(try dbQueue.read { try migrator.appliedMigrations($0) }, ["Zalora-v1", "Zalora-v2"])
 
+            XCTAssertNil(try dbQueue.read { try migrator.validate($0).schemaDrift }, "a rebuilt table is not drift")
+
             try migrator.rollback(dbQueue, to: "Zalora-v1")
             XCTAssertEqual(try columns(dbQueue), ["brandId", "image", "keywords", "name"])
+            XCTAssertNil(try dbQueue.read { try migrator.validate($0).schemaDrift }, "a rebuilt table is not drift")
             XCTAssertEqual(try dbQueue.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM brandRGDB") }, 2)
 
             try migrator.rollback(dbQueue, steps: 1)
@@ -393,5 +396,31 @@ final class DatabaseMigratorTests: SecureStoreTestCase {
         try await ZaloraMigrations.swiftMigrator().migrate(dbQueue)
         let applied = try await dbQueue.read { db in try ZaloraMigrations.swiftMigrator().appliedMigrations(db) }
         XCTAssertEqual(applied.count, 3)
+    }
+}
+
+final class SchemaFingerprintTests: SecureStoreTestCase {
+    func testRebuiltAndRenamedTableHasTheSameFingerprint() throws {
+        let original = try DatabaseQueue()
+        let rebuilt = try DatabaseQueue()
+        try original.write { db in try db.execute(sql: "CREATE TABLE t (a TEXT DEFAULT 'X  Y', b INT)") }
+        try rebuilt.write { db in
+            try db.execute(sql: """
+                CREATE TABLE t_new (a TEXT DEFAULT 'X  Y',
+                    b INT);
+                ALTER TABLE t_new RENAME TO t;
+                """)
+        }
+        XCTAssertEqual(try rebuilt.read { try String.fetchOne($0, sql: "SELECT sql FROM sqlite_master") }?.contains("\"t\""), true)
+        XCTAssertEqual(try original.read { try $0.schemaFingerprint() }, try rebuilt.read { try $0.schemaFingerprint() })
+    }
+
+    func testFingerprintSeesRealChanges() throws {
+        let one = try DatabaseQueue(), two = try DatabaseQueue(), three = try DatabaseQueue()
+        try one.write { db in try db.execute(sql: "CREATE TABLE t (a TEXT DEFAULT 'x')") }
+        try two.write { db in try db.execute(sql: "CREATE TABLE t (a TEXT DEFAULT 'X')") }
+        try three.write { db in try db.execute(sql: "CREATE TABLE t (a TEXT DEFAULT 'x'); CREATE INDEX i ON t(a)") }
+        let prints = try [one, two, three].map { q in try q.read { try $0.schemaFingerprint() } }
+        XCTAssertEqual(Set(prints).count, 3, "string literals keep their case; indexes count")
     }
 }

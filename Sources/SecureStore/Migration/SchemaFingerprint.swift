@@ -2,7 +2,10 @@
 extension Database {
     /// SHA-256 of the normalized schema: every table, index, view and
     /// trigger (SQLite's internal objects and the migration bookkeeping
-    /// tables left out), sorted, with white space runs folded to one space.
+    /// tables left out), sorted. Outside string literals, white space runs
+    /// are folded, identifier quotes dropped and case folded: `ALTER TABLE
+    /// ... RENAME` rewrites `CREATE TABLE t` as `CREATE TABLE "t"`, and a
+    /// table rebuilt by a rollback must match the one it replaces.
     ///
     /// Two databases with the same schema have the same fingerprint,
     /// whatever their data and however their SQL was indented.
@@ -14,13 +17,35 @@ extension Database {
             ORDER BY type, name
             """)
         let lines = rows.map { row -> String in
-            let sql = (row["sql"] as String?).map(Self.foldWhiteSpace) ?? ""
-            return [row["type"] as String, row["name"], row["tbl_name"], sql].joined(separator: "\u{1F}")
+            let sql = (row["sql"] as String?).map(Self.normalize) ?? ""
+            return [row["type"] as String, (row["name"] as String).lowercased(),
+                    (row["tbl_name"] as String).lowercased(), sql].joined(separator: "\u{1F}")
         }
         return SHA256Digest.hex(of: lines.joined(separator: "\n"))
     }
 
-    private static func foldWhiteSpace(_ sql: String) -> String {
-        sql.split(whereSeparator: { $0.isWhitespace }).joined(separator: " ")
+    static func normalize(_ sql: String) -> String {
+        var result = ""
+        var inString = false
+        var pendingSpace = false
+        for character in sql {
+            if inString {
+                result.append(character)
+                if character == "'" { inString = false }
+                continue
+            }
+            if character.isWhitespace {
+                pendingSpace = !result.isEmpty
+                continue
+            }
+            if "\"`[]".contains(character) { continue }
+            if pendingSpace {
+                result.append(" ")
+                pendingSpace = false
+            }
+            if character == "'" { inString = true }
+            result.append(contentsOf: character.lowercased())
+        }
+        return result
     }
 }

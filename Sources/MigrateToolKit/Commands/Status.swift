@@ -1,0 +1,63 @@
+import ArgumentParser
+import Foundation
+import SecureStore
+
+extension MigrateToolCommand {
+    /// `status DB --migrations DIR [--check]`: where a database stands.
+    struct Status: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Show the current migration and what is pending; --check fails when anything needs attention.")
+
+        @Argument(help: "The database file.")
+        var database: String
+
+        @Flag(name: .long, help: "Exit 3 when migrations are pending, 4 on drift or a changed file, 5 when superseded.")
+        var check = false
+
+        @OptionGroup var migrations: MigrationsOptions
+        @OptionGroup var key: KeyOptions
+        @OptionGroup var output: OutputOptions
+
+        func run() throws {
+            try Output.run(json: output.json) {
+                try DatabaseFile.check(database, for: .read)
+                let key = try key.resolve()
+                guard let migrator = try migrations.migrator(required: true) else { return .usage }
+                let dbQueue = try DatabaseFile.open(database, key: key, readonly: true, busyTimeout: 5)
+                defer { try? dbQueue.close() }
+                let report = try dbQueue.read { db in
+                    let validation = try migrator.validate(db)
+                    return StatusReport(file: database, current: try migrator.history(db).last?.identifier,
+                                        pending: validation.pending, superseded: validation.superseded,
+                                        checksumMismatches: validation.checksumMismatches.map(\.identifier),
+                                        schemaDrift: validation.schemaDrift != nil)
+                }
+                if output.json {
+                    Output.json(report)
+                } else {
+                    Output.line("\(database): at \(report.current ?? "(no migration)"), \(report.pending.count) pending\(report.pending.isEmpty ? "" : ": " + report.pending.joined(separator: ", "))")
+                    if !report.superseded.isEmpty { Output.line("superseded: \(report.superseded.joined(separator: ", "))") }
+                    if !report.checksumMismatches.isEmpty { Output.line("changed after apply: \(report.checksumMismatches.joined(separator: ", "))") }
+                    if report.schemaDrift { Output.line("schema drift: the schema changed outside migrations") }
+                }
+                return check ? report.checkCode : .success
+            }
+        }
+    }
+}
+
+struct StatusReport: Codable {
+    var file: String
+    var current: String?
+    var pending: [String]
+    var superseded: [String]
+    var checksumMismatches: [String]
+    var schemaDrift: Bool
+
+    var checkCode: ToolExitCode {
+        if !superseded.isEmpty { return .superseded }
+        if !checksumMismatches.isEmpty || schemaDrift { return .drift }
+        if !pending.isEmpty { return .pending }
+        return .success
+    }
+}

@@ -1,0 +1,30 @@
+import Foundation
+
+/// Key material, zeroed when released. Never printed.
+///
+/// `@unchecked Sendable`: the bytes are written once, in `init`, and only
+/// read afterwards (until `deinit` zeroes them).
+public final class SecretBytes: @unchecked Sendable, CustomStringConvertible {
+    private var storage: [UInt8]
+
+    public init(_ bytes: [UInt8]) {
+        storage = bytes
+    }
+
+    deinit {
+        for index in storage.indices { storage[index] = 0 }
+    }
+
+    public var isEmpty: Bool { storage.isEmpty }
+    public var count: Int { storage.count }
+
+    /// Lends the bytes as Data for the duration of `body`; the copy is
+    /// zeroed afterwards.
+    public func withData<T>(_ body: (Data) throws -> T) rethrows -> T {
+        var data = Data(storage)
+        defer { data.resetBytes(in: 0..<data.count) }
+        return try body(data)
+    }
+
+    public var description: String { "<secret, \(storage.count) bytes>" }
+}

@@ -1,0 +1,48 @@
+import ArgumentParser
+import Foundation
+import SecureStore
+
+/// The root command of migrate-tool.
+///
+/// An app builds its own tool around its Swift migrations in one line:
+///
+/// ```swift
+/// import MigrateToolKit
+///
+/// @main enum AppMigrate {
+///     static func main() { MigrateToolCommand.main(migrator: AppDatabase.migrator, commandName: "app-migrate") }
+/// }
+/// ```
+public struct MigrateToolCommand: ParsableCommand {
+    public static var configuration: CommandConfiguration {
+        CommandConfiguration(
+            commandName: ToolContext.commandName,
+            abstract: "Inspect, apply and roll back migrations on SQLCipher-encrypted databases.",
+            discussion: """
+                Keys never go on the command line: use --key-file, --key-env, --key-stdin or --key-fd.
+
+                \(ToolExitCode.helpTable)
+                """,
+            version: versionText,
+            subcommands: [Inspect.self, Status.self, Apply.self, Rollback.self, Create.self, New.self]
+        )
+    }
+
+    static let version = "0.1.0"
+
+    /// The tool's version and the SQLCipher and SQLite it runs on.
+    static var versionText: String {
+        let cipher = (try? DatabaseQueue().read { db in try db.cipherVersion }) ?? "unknown"
+        return "\(ToolContext.commandName) \(version) (SQLCipher \(cipher), SQLite \(Database.sqliteLibVersion))"
+    }
+
+    public init() {}
+
+    /// Runs the tool with an app's own migrations (and its own name).
+    /// `--migrations` then adds SQL files after them, and becomes optional.
+    public static func main(migrator: DatabaseMigrator?, commandName: String) -> Never {
+        ToolContext.set(migrator: migrator, commandName: commandName)
+        main()
+        Foundation.exit(0)
+    }
+}

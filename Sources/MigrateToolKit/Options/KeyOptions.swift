@@ -1,0 +1,90 @@
+import ArgumentParser
+import Foundation
+import SecureStore
+
+/// Where the key comes from. No option takes the key itself: a key on the
+/// command line would show in `ps` and shell history.
+public struct KeyOptions: ParsableArguments {
+    @Option(name: .customLong("key-file"), help: "Read the key from this key file (see keys.example). It must be private (chmod 600).")
+    var keyFile: String?
+
+    @Option(name: .customLong("key-name"), help: "The key to use from the key file (default: the first one).")
+    var keyName: String?
+
+    @Option(name: .customLong("key-env"), help: "Read the key from this environment variable.")
+    var keyEnvironmentVariable: String?
+
+    @Flag(name: .customLong("key-stdin"), help: "Read the key from the first line of standard input.")
+    var keyFromStandardInput = false
+
+    @Option(name: .customLong("key-fd"), help: "Read the key from this open file descriptor (until end of file).")
+    var keyFileDescriptor: Int32?
+
+    @Option(name: .customLong("kdf-iter"), help: "SQLCipher kdf_iter the file was made with (default 64000).")
+    var kdfIterations: Int?
+
+    @Option(name: .customLong("page-size"), help: "SQLCipher cipher_page_size the file was made with (default 1024).")
+    var pageSize: Int?
+
+    public init() {}
+
+    public func validate() throws {
+        let sources = [keyFile != nil, keyEnvironmentVariable != nil, keyFromStandardInput, keyFileDescriptor != nil]
+        guard sources.filter({ $0 }).count <= 1 else {
+            throw ValidationError("Give at most one of --key-file, --key-env, --key-stdin and --key-fd.")
+        }
+        if keyName != nil && keyFile == nil {
+            throw ValidationError("--key-name goes with --key-file.")
+        }
+        if let kdfIterations, kdfIterations <= 0 {
+            throw ValidationError("--kdf-iter must be a positive number.")
+        }
+        if let pageSize, !(512...65536).contains(pageSize) || pageSize & (pageSize - 1) != 0 {
+            throw ValidationError("--page-size must be a power of two from 512 to 65536.")
+        }
+    }
+
+    var hasKeySource: Bool {
+        keyFile != nil || keyEnvironmentVariable != nil || keyFromStandardInput || keyFileDescriptor != nil
+    }
+
+    /// Reads the key once; nil when no key source was given (a plaintext
+    /// database). Options override the key file's cipher settings.
+    func resolve() throws -> DatabaseKey? {
+        var key: DatabaseKey
+        if let keyFile {
+            key = try KeyFile.load(path: keyFile).key(named: keyName, environment: ProcessInfo.processInfo.environment)
+        } else if let variable = keyEnvironmentVariable {
+            guard let value = ProcessInfo.processInfo.environment[variable], !value.isEmpty else {
+                throw ToolError(.configuration, "environment variable \(variable) is not set or empty")
+            }
+            key = try DatabaseKey.fromText(Array(value.utf8), origin: "environment variable \(variable)")
+        } else if keyFromStandardInput {
+            guard let line = readLine(strippingNewline: true) else {
+                throw ToolError(.configuration, "--key-stdin: standard input is empty")
+            }
+            key = try DatabaseKey.fromText(Array(line.utf8), origin: "standard input")
+        } else if let descriptor = keyFileDescriptor {
+            key = try DatabaseKey.fromText(try Self.read(descriptor: descriptor), origin: "file descriptor \(descriptor)")
+        } else {
+            return nil
+        }
+        if let kdfIterations { key.cipherSettings.kdfIterations = kdfIterations }
+        if let pageSize { key.cipherSettings.pageSize = pageSize }
+        return key
+    }
+
+    private static func read(descriptor: Int32) throws -> [UInt8] {
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { Foundation.read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 { throw ToolError(.configuration, "--key-fd \(descriptor): cannot read (\(String(cString: strerror(errno))))") }
+            if count == 0 { break }
+            bytes.append(contentsOf: buffer[..<count])
+        }
+        for index in buffer.indices { buffer[index] = 0 }
+        while let last = bytes.last, last == UInt8(ascii: "\n") || last == UInt8(ascii: "\r") { bytes.removeLast() }
+        return bytes
+    }
+}

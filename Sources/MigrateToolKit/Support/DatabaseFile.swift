@@ -1,0 +1,61 @@
+import Foundation
+import SecureStore
+
+/// Checks on a database path before SQLCipher touches it, so that a wrong
+/// path is reported plainly and no file is created by mistake.
+enum DatabaseFile {
+    enum Access {
+        case read
+        case write
+    }
+
+    static func check(_ path: String, for access: Access) throws {
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            if errno == EACCES {
+                throw ToolError(.ioError, "\(path): permission denied")
+            }
+            throw ToolError(.noSuchFile, "\(path): no such file (use `create` to make a new encrypted database)")
+        }
+        switch info.st_mode & S_IFMT {
+        case S_IFREG: break
+        case S_IFDIR: throw ToolError(.noSuchFile, "\(path) is a directory, not a database file")
+        default: throw ToolError(.noSuchFile, "\(path) is not a regular file")
+        }
+        guard info.st_size > 0 else {
+            throw ToolError(.notADatabase, "\(path) is empty (0 bytes): not a database; use `create` to make one")
+        }
+        guard FileManager.default.isReadableFile(atPath: path) else {
+            throw ToolError(.ioError, "\(path): permission denied (cannot read it)")
+        }
+        // Mode bits, not access(2): root passes access() on read-only files.
+        if access == .write && (info.st_mode & 0o222 == 0 || !FileManager.default.isWritableFile(atPath: path)) {
+            throw ToolError(.ioError, "\(path) is read-only: this command changes the database (chmod u+w \(path))")
+        }
+    }
+
+    static func size(_ path: String) -> Int64 {
+        var info = stat()
+        return stat(path, &info) == 0 ? Int64(info.st_size) : 0
+    }
+
+    /// Opens the database, verifying the key. Read-only opens never create
+    /// or change the file.
+    static func open(_ path: String, key: DatabaseKey?, readonly: Bool, busyTimeout: Double) throws -> DatabaseQueue {
+        var config = key?.configuration(readonly: readonly) ?? {
+            var plain = Configuration()
+            plain.readonly = readonly
+            return plain
+        }()
+        config.busyMode = .timeout(busyTimeout)
+        do {
+            return try DatabaseQueue(path: path, configuration: config)
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_NOTADB {
+            var message = error.message ?? "file is not a database"
+            if let key { message += " [\(key.origin)]" }
+            throw ToolError(.notADatabase, message)
+        } catch {
+            throw ErrorMapping.toolError(error, file: path)
+        }
+    }
+}

@@ -1,0 +1,45 @@
+import Foundation
+import SecureStore
+
+/// The one place that turns library errors into the tool's exit codes.
+enum ErrorMapping {
+    static func toolError(_ error: any Error, file: String) -> ToolError {
+        switch error {
+        case let error as ToolError:
+            return error
+        case let error as MigrationError:
+            switch error {
+            case .malformedFile:
+                return ToolError(.configuration, "\(error)")
+            case .sqlFailed:
+                return ToolError(.migrationFailed, "\(file): \(error)")
+            case .unknownMigration, .targetAlreadyPassed, .targetNotApplied, .invalidStepCount:
+                return ToolError(.usage, "\(file): \(error)")
+            case .missingRollback, .duplicateIdentifier:
+                return ToolError(.configuration, "\(file): \(error)")
+            }
+        case let error as DatabaseError:
+            return databaseError(error, file: file)
+        default:
+            return ToolError(.internalError, "\(file): \(error)")
+        }
+    }
+
+    private static func databaseError(_ error: DatabaseError, file: String) -> ToolError {
+        // SecureStore's messages name the path already; add it otherwise.
+        let text = error.message ?? "SQLite error \(error.resultCode.rawValue)"
+        let message = text.contains(file) ? text : "\(file): \(text)"
+        switch error.resultCode {
+        case .SQLITE_NOTADB, .SQLITE_CORRUPT:
+            return ToolError(.notADatabase, message)
+        case .SQLITE_CANTOPEN:
+            return ToolError(.noSuchFile, message)
+        case .SQLITE_READONLY, .SQLITE_IOERR, .SQLITE_PERM, .SQLITE_FULL, .SQLITE_AUTH:
+            return ToolError(.ioError, message)
+        case .SQLITE_BUSY, .SQLITE_LOCKED:
+            return ToolError(.lockTimeout, "\(message) (another connection holds the database)")
+        default:
+            return ToolError(.migrationFailed, message)
+        }
+    }
+}

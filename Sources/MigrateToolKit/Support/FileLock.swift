@@ -1,0 +1,38 @@
+import Foundation
+
+/// An exclusive lock on a database, held by the kernel: `flock` on the
+/// database file itself. The kernel releases it when the process dies, so
+/// a killed run never leaves a stuck lock, and no lock file is left behind.
+///
+/// `flock` locks are separate from the POSIX locks SQLite takes, so holding
+/// one does not block this process's own connections.
+final class FileLock {
+    private let descriptor: Int32
+
+    /// Waits up to `timeout` seconds for the lock.
+    init(path: String, timeout: Double) throws {
+        let descriptor = Foundation.open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            throw ToolError(.ioError, "\(path): cannot open for locking (\(String(cString: strerror(errno))))")
+        }
+        let deadline = Date().addingTimeInterval(timeout)
+        while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
+            guard errno == EWOULDBLOCK || errno == EINTR else {
+                close(descriptor)
+                throw ToolError(.ioError, "\(path): cannot lock (\(String(cString: strerror(errno))))")
+            }
+            guard Date() < deadline else {
+                close(descriptor)
+                throw ToolError(.lockTimeout,
+                                "\(path) is locked by another run; gave up after \(timeout) s (--lock-timeout)")
+            }
+            usleep(50_000)
+        }
+        self.descriptor = descriptor
+    }
+
+    deinit {
+        flock(descriptor, LOCK_UN)
+        close(descriptor)
+    }
+}

@@ -1,0 +1,58 @@
+import ArgumentParser
+
+/// The documented exit codes of migrate-tool. Deploy scripts branch on
+/// them, so they never change meaning.
+public enum ToolExitCode: Int32, CaseIterable, Sendable, Codable {
+    case success = 0
+    case internalError = 1
+    case pending = 3
+    case drift = 4
+    case superseded = 5
+    case migrationFailed = 6
+    case usage = 64
+    case notADatabase = 65
+    case noSuchFile = 66
+    case cannotCreate = 73
+    case ioError = 74
+    case lockTimeout = 75
+    case configuration = 78
+
+    /// One line for `--help` and the README.
+    public var meaning: String {
+        switch self {
+        case .success: return "success"
+        case .internalError: return "unexpected internal error"
+        case .pending: return "status --check: migrations are pending"
+        case .drift: return "a migration file changed after it was applied, or the schema drifted"
+        case .superseded: return "the database has migrations this tool does not know (it is newer)"
+        case .migrationFailed: return "a migration failed; the database is left at the last good migration"
+        case .usage: return "usage error (bad options or arguments)"
+        case .notADatabase: return "wrong key, wrong cipher settings, not encrypted, or not a database"
+        case .noSuchFile: return "database file missing, or not a regular file"
+        case .cannotCreate: return "create: the file exists already or cannot be made"
+        case .ioError: return "other I/O error (read-only file, permission denied, disk)"
+        case .lockTimeout: return "another run holds the database lock (--lock-timeout elapsed)"
+        case .configuration: return "key or migrations configuration error (key file, migration files)"
+        }
+    }
+
+    /// The table printed at the end of `--help`.
+    static var helpTable: String {
+        "Exit codes:\n" + allCases.map { "  \(String($0.rawValue).padding(toLength: 4, withPad: " ", startingAt: 0)) \($0.meaning)" }
+            .joined(separator: "\n")
+    }
+}
+
+/// An error the tool reports: a message that names the file and what to do,
+/// and the exit code. The message never holds a key.
+public struct ToolError: Error, CustomStringConvertible, Sendable {
+    public var code: ToolExitCode
+    public var message: String
+
+    public init(_ code: ToolExitCode, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { message }
+}
