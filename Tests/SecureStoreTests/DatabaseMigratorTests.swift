@@ -415,6 +415,13 @@ final class SchemaFingerprintTests: SecureStoreTestCase {
         XCTAssertEqual(try original.read { try $0.schemaFingerprint() }, try rebuilt.read { try $0.schemaFingerprint() })
     }
 
+    func testAddedColumnMatchesARebuiltTable() throws {
+        let altered = try DatabaseQueue(), rebuilt = try DatabaseQueue()
+        try altered.write { db in try db.execute(sql: "CREATE TABLE t (\n  a TEXT\n);\nALTER TABLE t ADD COLUMN b INT") }
+        try rebuilt.write { db in try db.execute(sql: "CREATE TABLE t (a TEXT, b INT)") }
+        XCTAssertEqual(try altered.read { try $0.schemaFingerprint() }, try rebuilt.read { try $0.schemaFingerprint() })
+    }
+
     func testFingerprintSeesRealChanges() throws {
         let one = try DatabaseQueue(), two = try DatabaseQueue(), three = try DatabaseQueue()
         try one.write { db in try db.execute(sql: "CREATE TABLE t (a TEXT DEFAULT 'x')") }

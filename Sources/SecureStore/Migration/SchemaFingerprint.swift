@@ -3,7 +3,8 @@ extension Database {
     /// SHA-256 of the normalized schema: every table, index, view and
     /// trigger (SQLite's internal objects and the migration bookkeeping
     /// tables left out), sorted. Outside string literals, white space runs
-    /// are folded, identifier quotes dropped and case folded: `ALTER TABLE
+    /// are folded (and dropped next to punctuation), identifier quotes
+    /// dropped and case folded: `ALTER TABLE
     /// ... RENAME` rewrites `CREATE TABLE t` as `CREATE TABLE "t"`, and a
     /// table rebuilt by a rollback must match the one it replaces.
     ///
@@ -39,10 +40,13 @@ extension Database {
                 continue
             }
             if "\"`[]".contains(character) { continue }
-            if pendingSpace {
+            // A space next to punctuation carries no meaning: `name TEXT\n,
+            // language` (as ALTER TABLE ADD COLUMN writes it) equals
+            // `name TEXT, language`.
+            if pendingSpace, let last = result.last, !"(),;".contains(last), !"(),;".contains(character) {
                 result.append(" ")
-                pendingSpace = false
             }
+            pendingSpace = false
             if character == "'" { inString = true }
             result.append(contentsOf: character.lowercased())
         }
