@@ -44,15 +44,20 @@ let package = Package(
             dependencies: ["MigrateToolKit", "SecureStore"],
             path: "Examples/zalora-migrate"
         ),
+        // Runs the real command-line clients (sqlcipher, sqlite3, the tool).
+        .target(
+            name: "TestSupport",
+            path: "Tests/TestSupport"
+        ),
         .testTarget(
             name: "SecureStoreTests",
-            dependencies: ["SecureStore"]
+            dependencies: ["SecureStore", "TestSupport"]
         ),
         .testTarget(
             name: "MigrateToolTests",
             // Depending on the executables makes `swift test` build the
             // binaries that these end-to-end tests run.
-            dependencies: ["migrate-tool", "zalora-migrate"]
+            dependencies: ["migrate-tool", "zalora-migrate", "TestSupport"]
         ),
     ],
     swiftLanguageModes: [.v6]

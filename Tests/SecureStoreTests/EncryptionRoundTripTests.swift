@@ -1,5 +1,6 @@
 import Foundation
 import SecureStore
+import TestSupport
 import XCTest
 
 /// Proof that files are really encrypted: independent clients (the

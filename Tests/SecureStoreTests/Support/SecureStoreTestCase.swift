@@ -1,5 +1,6 @@
 import Foundation
 import SecureStore
+import TestSupport
 import XCTest
 
 /// Base class: a fresh temporary folder per test, removed afterwards, and
@@ -56,41 +57,3 @@ class SecureStoreTestCase: XCTestCase {
     }
 }
 
-/// Runs a real executable (the `sqlcipher` and `sqlite3` CLIs, the
-/// `migrate-tool` binary) with input on stdin.
-enum CommandLineClient {
-    struct Result {
-        var status: Int32
-        var stdout: String
-        var stderr: String
-    }
-
-    static func run(_ executable: String, _ arguments: [String], stdin: String = "") throws -> Result {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        let input = Pipe(), output = Pipe(), error = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        process.standardError = error
-        try process.run()
-        input.fileHandleForWriting.write(Data(stdin.utf8))
-        try input.fileHandleForWriting.close()
-        // Read both pipes before waiting, so a full pipe cannot block the child.
-        let outData = output.fileHandleForReading.readDataToEndOfFile()
-        let errData = error.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Result(status: process.terminationStatus,
-                      stdout: String(decoding: outData, as: UTF8.self),
-                      stderr: String(decoding: errData, as: UTF8.self))
-    }
-
-    /// Runs SQL with the `sqlcipher` CLI; `preamble` holds the key PRAGMAs.
-    static func sqlcipher(_ path: String, preamble: String, sql: String) throws -> Result {
-        try run("/usr/bin/sqlcipher", ["-batch", path], stdin: preamble + "\n" + sql + "\n")
-    }
-
-    static func sqlite3(_ path: String, sql: String) throws -> Result {
-        try run("/usr/bin/sqlite3", ["-batch", path], stdin: sql + "\n")
-    }
-}
