@@ -167,3 +167,21 @@ final class CommandLineTests: MigrateToolTestCase {
         XCTAssertTrue(apply.stderr.contains("0004_Zalora-v4.up.sql:1: the up file has no SQL statement"), apply.stderr)
     }
 }
+
+/// Progress goes to a terminal only.
+final class ProgressDisplayTests: MigrateToolTestCase {
+    func testProgressOnATerminalOnly() throws {
+        let keys = try makeDatabase()
+        let binary = Self.productsDirectory.appendingPathComponent("migrate-tool").path
+        let command = "\(binary) apply \(path("app.db")) --migrations \(migrations) --key-file \(keys) --no-backup --to Zalora-v2"
+        // script(1) runs the tool on a pseudo-terminal.
+        let onTerminal = try CommandLineClient.run("/usr/bin/script", ["-qec", command, "/dev/null"])
+        XCTAssertEqual(onTerminal.status, 0, onTerminal.stdout)
+        XCTAssertTrue(onTerminal.stdout.contains("applying Zalora-v2"), onTerminal.stdout)
+
+        let piped = try tool(["apply", path("app.db"), "--migrations", migrations, "--key-file", keys, "--no-backup"])
+        XCTAssertEqual(piped.status, 0)
+        XCTAssertEqual(piped.stderr, "", "no progress when output is not a terminal")
+        XCTAssertFalse(piped.stdout.contains("applying"), piped.stdout)
+    }
+}

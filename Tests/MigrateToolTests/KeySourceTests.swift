@@ -104,3 +104,24 @@ final class KeySourceTests: MigrateToolTestCase {
         XCTAssertEqual(cli.status, 0, cli.stderr)
     }
 }
+
+/// keys.example is documentation that must stay true.
+final class KeysExampleTests: MigrateToolTestCase {
+    func testEveryKeyOfKeysExampleWorks() throws {
+        let example = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("keys.example")
+        let keys = path("keys.conf")
+        try FileManager.default.copyItem(at: example, to: URL(fileURLWithPath: keys))
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: keys)
+        for name in ["demo", "demo-raw", "from-environment", "legacy-settings"] {
+            let db = path("\(name).db")
+            let env = ["APP_DB_PASSPHRASE": "from the environment"]
+            let created = try tool(["create", db, "--key-file", keys, "--key-name", name], environment: env)
+            XCTAssertEqual(created.status, 0, "\(name): \(created.stderr)")
+            let inspected = try tool(["inspect", db, "--key-file", keys, "--key-name", name], environment: env)
+            XCTAssertEqual(inspected.status, 0, "\(name): \(inspected.stderr)")
+        }
+        let legacy = try tool(["inspect", path("legacy-settings.db"), "--key-file", keys, "--key-name", "legacy-settings", "--json"])
+        XCTAssertEqual((try json(legacy.stdout) as? [String: Any]).flatMap { $0["cipherSettings"] as? [String: Any] }?["kdfIter"] as? Int, 4000)
+    }
+}

@@ -35,12 +35,14 @@ extension MigrateToolCommand {
 
         func run() throws {
             try Output.run(json: output.json) {
+                let progress = ProgressDisplay(json: output.json)
                 guard let migrator = try migrations.migrator(required: true) else { return .usage }
                 let job = MigrationJob(key: try key.resolve(), migrator: migrator, request: .apply(upTo: target),
                                        lockTimeout: lock.seconds, dryRun: dryRun, force: force,
-                                       makesBackup: !noBackup, logger: Output.logger(verbose: output.verbose))
+                                       makesBackup: !noBackup, logger: Output.logger(verbose: output.verbose),
+                                       progress: progress)
                 let results = Batch.run(files: databases, jobs: batch.jobs, failFast: batch.failFast,
-                                        progress: ProgressDisplay(json: output.json), job.run)
+                                        progress: progress, job.run)
                 if output.json { Output.json(results) } else { Batch.printText(results, verb: "apply") }
                 return Batch.exitCode(results)
             }

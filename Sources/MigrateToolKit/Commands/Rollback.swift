@@ -37,14 +37,16 @@ extension MigrateToolCommand {
 
         func run() throws {
             try Output.run(json: output.json) {
+                let progress = ProgressDisplay(json: output.json)
                 // Without migrations, every down step comes from the database.
                 let migrator = try migrations.migrator(required: false) ?? DatabaseMigrator()
                 let request: MigrationJob.Request = target.map { .rollbackTo($0) } ?? .rollbackSteps(steps ?? 1)
                 let job = MigrationJob(key: try key.resolve(), migrator: migrator, request: request,
                                        lockTimeout: lock.seconds, dryRun: dryRun, force: true,
-                                       makesBackup: !noBackup, logger: Output.logger(verbose: output.verbose))
+                                       makesBackup: !noBackup, logger: Output.logger(verbose: output.verbose),
+                                       progress: progress)
                 let results = Batch.run(files: databases, jobs: batch.jobs, failFast: batch.failFast,
-                                        progress: ProgressDisplay(json: output.json), job.run)
+                                        progress: progress, job.run)
                 if output.json { Output.json(results) } else { Batch.printText(results, verb: "roll back") }
                 return Batch.exitCode(results)
             }

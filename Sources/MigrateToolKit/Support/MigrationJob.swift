@@ -19,6 +19,7 @@ struct MigrationJob: Sendable {
     var force: Bool
     var makesBackup: Bool
     var logger: Logger
+    var progress: ProgressDisplay
 
     func run(_ file: String) -> FileResult {
         var done: [String] = []
@@ -82,18 +83,22 @@ struct MigrationJob: Sendable {
 
     private func execute(_ plan: MigrationPlan, on dbQueue: DatabaseQueue, file: String,
                          didStep: @escaping (String) -> Void) throws {
-        let progress: (MigrationEvent) -> Void = { event in
+        let report: (MigrationEvent) -> Void = { event in
             switch event {
-            case .willApply(let id): logger.info("\(file): applying \(id)")
-            case .willRollBack(let id): logger.info("\(file): rolling back \(id)")
+            case .willApply(let id):
+                logger.info("\(file): applying \(id)")
+                progress.show("\(file): applying \(id)")
+            case .willRollBack(let id):
+                logger.info("\(file): rolling back \(id)")
+                progress.show("\(file): rolling back \(id)")
             case .didApply(let id), .didRollBack(let id): didStep(id)
             }
         }
         switch request {
         case .apply(let target):
-            try migrator.migrate(dbQueue, upTo: target, progress: progress)
+            try migrator.migrate(dbQueue, upTo: target, progress: report)
         case .rollbackTo, .rollbackSteps:
-            try migrator.rollback(dbQueue, progress: progress) { db in try makePlan(db) }
+            try migrator.rollback(dbQueue, progress: report) { db in try makePlan(db) }
         }
     }
 
