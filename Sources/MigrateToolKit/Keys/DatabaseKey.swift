@@ -1,24 +1,20 @@
 import Foundation
 import SecureStore
 
-/// A key for a database file, with the cipher settings it goes with.
+/// A key for a database file, and where it came from (for messages).
 public struct DatabaseKey: Sendable, CustomStringConvertible {
-    public enum Material: Sendable {
-        /// A passphrase: SQLCipher derives the key with PBKDF2.
-        case passphrase(SecretBytes)
-        /// A raw 32-byte key.
-        case raw(SecretBytes)
-    }
-
-    public var material: Material
-    public var cipherSettings: CipherSettings
-    /// Where the key came from, for messages: "key file keys.conf, key current".
+    public var key: CipherKey
+    /// "key file keys.conf, key [current]"; never the key itself.
     public var origin: String
 
-    public init(material: Material, cipherSettings: CipherSettings = CipherSettings(), origin: String) {
-        self.material = material
-        self.cipherSettings = cipherSettings
+    public init(key: CipherKey, origin: String) {
+        self.key = key
         self.origin = origin
+    }
+
+    public var cipherSettings: CipherSettings {
+        get { key.settings }
+        set { key.settings = newValue }
     }
 
     /// A passphrase, or a raw key when the text is SQLCipher's
@@ -26,9 +22,9 @@ public struct DatabaseKey: Sendable, CustomStringConvertible {
     static func fromText(_ text: [UInt8], origin: String) throws -> DatabaseKey {
         guard !text.isEmpty else { throw ToolError(.configuration, "\(origin): the key is empty") }
         if let raw = rawKey(fromBlobLiteral: text) {
-            return DatabaseKey(material: .raw(SecretBytes(raw)), origin: origin)
+            return DatabaseKey(key: CipherKey(material: .rawKey(SecretBytes(raw))), origin: origin)
         }
-        return DatabaseKey(material: .passphrase(SecretBytes(text)), origin: origin)
+        return DatabaseKey(key: CipherKey(material: .passphrase(SecretBytes(text))), origin: origin)
     }
 
     /// `x'...'` with 64 hex digits, as SQLCipher spells raw keys.
@@ -62,17 +58,7 @@ public struct DatabaseKey: Sendable, CustomStringConvertible {
 
     /// A configuration that keys every connection with this key.
     public func configuration(readonly: Bool = false) -> Configuration {
-        var config = Configuration()
-        config.readonly = readonly
-        config.cipherSettings = cipherSettings
-        let material = self.material
-        config.prepareDatabase { db in
-            switch material {
-            case .passphrase(let secret): try secret.withData { try db.usePassphrase($0) }
-            case .raw(let secret): try secret.withData { try db.useRawKey($0) }
-            }
-        }
-        return config
+        key.configuration(readonly: readonly)
     }
 
     public var description: String { "key from \(origin)" }

@@ -137,9 +137,9 @@ public struct KeyFile: Sendable {
         let origin = "key file \(path), key [\(entry.name)]"
         var key: DatabaseKey
         if let passphrase = entry.passphrase {
-            key = DatabaseKey(material: .passphrase(SecretBytes(passphrase)), origin: origin)
+            key = DatabaseKey(key: CipherKey(material: .passphrase(SecretBytes(passphrase))), origin: origin)
         } else if let rawHex = entry.rawHex, let raw = DatabaseKey.hexBytes(rawHex) {
-            key = DatabaseKey(material: .raw(SecretBytes(raw)), origin: origin)
+            key = DatabaseKey(key: CipherKey(material: .rawKey(SecretBytes(raw))), origin: origin)
         } else if let variable = entry.environmentVariable {
             guard let value = environment[variable], !value.isEmpty else {
                 throw ToolError(.configuration, "\(origin): environment variable \(variable) is not set")

@@ -43,7 +43,7 @@ public final class Database {
     /// Opens a connection, runs the configuration's `prepareDatabase`
     /// functions (where the key is given), and checks that the file can be
     /// read: a wrong key fails here, with `SQLITE_NOTADB`, not later.
-    init(path: String, configuration: Configuration) throws {
+    init(path: String, configuration: Configuration, checksKey: Bool = true) throws {
         var handle: OpaquePointer?
         let flags = (configuration.readonly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE))
             | SQLITE_OPEN_NOMUTEX // serialized by DatabaseQueue and friends
@@ -59,18 +59,21 @@ public final class Database {
         self.configuration = configuration
         self.description = configuration.label ?? path
         do {
-            try setUp()
+            try setUp(checksKey: checksKey)
         } catch {
             closeConnection()
             throw error
         }
     }
 
-    private func setUp() throws {
+    private func setUp(checksKey: Bool) throws {
         sqlite3_extended_result_codes(sqliteConnection, 1)
         try setUpBusyMode()
         do {
             for setup in configuration.setups { try setup(self) }
+            // cipher_migrate must run before the first read: it opens with
+            // checksKey false, and nothing else of setUp reads.
+            guard checksKey else { return }
             try verifyReadable()
             try writeFirstPageOfEmptyFile()
         } catch let error as DatabaseError where error.resultCode == .SQLITE_NOTADB {

@@ -1,0 +1,77 @@
+import Foundation
+
+/// File-level encryption operations: encrypt, decrypt, rekey, back up,
+/// upgrade and verify database files.
+///
+/// Every operation that writes a file writes a temporary file beside the
+/// target, fsyncs it, verifies it (it opens with its key; schema, row counts
+/// and `user_version` match the source), and only then renames it into
+/// place: a crash leaves either the old file or the new one, never a mix.
+///
+/// ```swift
+/// try Cipher.encrypt(plaintextAt: "app.sqlite", to: "app.sqlite", key: CipherKey(passphrase: "secret"))
+/// try Cipher.rekey(at: "app.sqlite", from: CipherKey(passphrase: "secret"), to: CipherKey(passphrase: "new"))
+/// let report = try Cipher.verify(at: "app.sqlite", key: CipherKey(passphrase: "new"))
+/// ```
+///
+/// SQLite's backup API is never used: with SQLCipher 3.4.1 it writes a
+/// plaintext copy of a keyed database.
+public enum Cipher {
+    /// What an export copied, as verified in the new file.
+    public struct ExportSummary: Sendable, Hashable {
+        /// Row counts by table, migration history included.
+        public var rowCounts: [String: Int]
+        public var userVersion: Int
+    }
+
+    /// Reports the fraction written (0...1) while a file is exported.
+    public typealias Progress = @Sendable (Double) -> Void
+
+    /// Makes an encrypted copy of a plaintext SQLite file. With
+    /// `destination == source` the encrypted file replaces the plaintext
+    /// one atomically.
+    @discardableResult
+    public static func encrypt(plaintextAt source: String, to destination: String, key: CipherKey,
+                               progress: Progress? = nil) throws -> ExportSummary {
+        guard Database.hasPlaintextHeader(path: source) else {
+            throw DatabaseError(resultCode: .SQLITE_NOTADB,
+                                message: "\(source) is not a plaintext SQLite database (already encrypted, or not a database)")
+        }
+        return try export(from: source, sourceKey: nil, to: destination, destinationKey: key, progress: progress)
+    }
+
+    /// Writes a PLAINTEXT copy of an encrypted file. Refuses to write over
+    /// the source.
+    @discardableResult
+    public static func decrypt(at source: String, key: CipherKey, to destination: String,
+                               progress: Progress? = nil) throws -> ExportSummary {
+        guard !samePath(source, destination) else {
+            throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "decrypt never writes over its source: give another output file")
+        }
+        return try export(from: source, sourceKey: key, to: destination, destinationKey: nil, progress: progress)
+    }
+
+    /// Re-encrypts a file with a new key, and the new key's cipher settings
+    /// (raise `kdf_iter`, change the page size). Until the final rename the
+    /// old file is untouched; after it, only the new key opens the file.
+    @discardableResult
+    public static func rekey(at path: String, from oldKey: CipherKey, to newKey: CipherKey,
+                             progress: Progress? = nil) throws -> ExportSummary {
+        try export(from: path, sourceKey: oldKey, to: path, destinationKey: newKey, progress: progress)
+    }
+
+    /// An encrypted copy with the same key and settings.
+    @discardableResult
+    public static func backup(at source: String, key: CipherKey?, to destination: String,
+                              progress: Progress? = nil) throws -> ExportSummary {
+        guard !samePath(source, destination) else {
+            throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "the backup must go to another file")
+        }
+        return try export(from: source, sourceKey: key, to: destination, destinationKey: key, progress: progress)
+    }
+
+    static func samePath(_ lhs: String, _ rhs: String) -> Bool {
+        URL(fileURLWithPath: lhs).standardizedFileURL.resolvingSymlinksInPath().path
+            == URL(fileURLWithPath: rhs).standardizedFileURL.resolvingSymlinksInPath().path
+    }
+}

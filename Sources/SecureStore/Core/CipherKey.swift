@@ -1,0 +1,66 @@
+import Foundation
+
+/// A database key and the cipher settings it goes with.
+///
+/// ```swift
+/// let key = CipherKey(passphrase: "secret")
+/// let dbQueue = try DatabaseQueue(path: path, configuration: key.configuration())
+/// ```
+public struct CipherKey: Sendable, CustomStringConvertible {
+    public enum Material: Sendable {
+        /// A passphrase: SQLCipher derives the key with PBKDF2.
+        case passphrase(SecretBytes)
+        /// A raw 256-bit key (32 bytes), or 48 bytes: key and salt.
+        case rawKey(SecretBytes)
+    }
+
+    public var material: Material
+    /// Settings the file was (or will be) made with.
+    public var settings: CipherSettings
+
+    public init(material: Material, settings: CipherSettings = CipherSettings()) {
+        self.material = material
+        self.settings = settings
+    }
+
+    public init(passphrase: String, settings: CipherSettings = CipherSettings()) {
+        self.init(material: .passphrase(SecretBytes(Array(passphrase.utf8))), settings: settings)
+    }
+
+    public init(rawKey: Data, settings: CipherSettings = CipherSettings()) {
+        self.init(material: .rawKey(SecretBytes(Array(rawKey))), settings: settings)
+    }
+
+    /// Keys a connection: call it from `prepareDatabase`.
+    public func apply(to db: Database) throws {
+        switch material {
+        case .passphrase(let secret): try secret.withData { try db.usePassphrase($0) }
+        case .rawKey(let secret): try secret.withData { try db.useRawKey($0) }
+        }
+    }
+
+    /// A configuration whose connections use this key and settings.
+    public func configuration(readonly: Bool = false) -> Configuration {
+        var config = Configuration()
+        config.readonly = readonly
+        config.cipherSettings = settings
+        let key = self
+        config.prepareDatabase { db in try key.apply(to: db) }
+        return config
+    }
+
+    /// The key as SQLCipher's `ATTACH ... KEY` reads it: the passphrase
+    /// bytes, or `x'<hex>'` for a raw key.
+    func attachKeyText() throws -> SecretBytes {
+        switch material {
+        case .passphrase(let secret):
+            return secret
+        case .rawKey(let secret):
+            var text = try secret.withData { try Database.rawKeyText($0) }
+            defer { text.resetBytes(in: 0..<text.count) }
+            return SecretBytes(Array(text))
+        }
+    }
+
+    public var description: String { "<key: \(settings)>" }
+}

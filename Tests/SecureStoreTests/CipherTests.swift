@@ -1,0 +1,178 @@
+import Foundation
+import SecureStore
+import TestSupport
+import XCTest
+
+/// encrypt, decrypt, rekey, backup, upgrade and verify, on files made with
+/// the real CLIs, checked with the real CLIs.
+final class CipherTests: SecureStoreTestCase {
+    private let key = CipherKey(passphrase: "lifecycle key")
+
+    /// A plaintext file of about `megabytes` MB with an index, a migration
+    /// history and a user_version.
+    private func makePlaintext(_ name: String, megabytes: Int = 1) throws -> String {
+        let rows = megabytes * 4200
+        let result = try CommandLineClient.sqlite3(path(name), sql: """
+            CREATE TABLE item (id INTEGER PRIMARY KEY, payload BLOB, label TEXT);
+            CREATE INDEX item_label ON item(label);
+            WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < \(rows))
+            INSERT INTO item SELECT i, randomblob(200), hex(randomblob(4)) FROM n;
+            CREATE TABLE securestore_migrations (identifier TEXT NOT NULL PRIMARY KEY, applied_order INTEGER NOT NULL,
+                applied_at TEXT, checksum TEXT, schema_fingerprint TEXT, down_sql TEXT, source TEXT NOT NULL);
+            INSERT INTO securestore_migrations VALUES ('v1', 1, NULL, NULL, NULL, NULL, 'swift');
+            PRAGMA user_version = 7;
+            """)
+        XCTAssertEqual(result.status, 0, result.stderr)
+        return path(name)
+    }
+
+    private func leftovers() throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.contains("securestore-tmp") || $0.hasSuffix("-journal") }
+    }
+
+    private func cliCount(_ file: String, passphrase: String?, extra: String = "") throws -> String {
+        let preamble = passphrase.map { "PRAGMA key = '\($0)'; \(extra)" } ?? ""
+        let result = try CommandLineClient.sqlcipher(file, preamble: preamble,
+                                                     sql: "SELECT count(*) FROM item; PRAGMA user_version; SELECT identifier FROM securestore_migrations;")
+        return result.status == 0 ? result.stdout : "error: \(result.stderr)"
+    }
+
+    func testEncryptInPlaceOf20MBKeepsEverything() throws {
+        let file = try makePlaintext("big.db", megabytes: 20)
+        XCTAssertGreaterThan(try fileBytes(file).count, 20_000_000)
+        let plainMarker = try XCTUnwrap(try CommandLineClient.sqlite3(file, sql: "SELECT label FROM item WHERE id = 1;").stdout.split(separator: "\n").first)
+        let reported = ProgressBox()
+        let summary = try Cipher.encrypt(plaintextAt: file, to: file, key: key, progress: { reported.append($0) })
+        XCTAssertEqual(summary.rowCounts["item"], 84_000)
+        XCTAssertEqual(summary.userVersion, 7)
+        XCTAssertEqual(reported.last, 1)
+        XCTAssertFalse(Database.hasPlaintextHeader(path: file))
+        XCTAssertEqual(try cliCount(file, passphrase: "lifecycle key"), "84000\n7\nv1\n")
+        XCTAssertNotEqual(try CommandLineClient.sqlite3(file, sql: "SELECT count(*) FROM item;").status, 0)
+        XCTAssertNil(try fileBytes(file).range(of: Data(plainMarker.utf8)))
+        let indexes = try DatabaseQueue(path: file, configuration: key.configuration()).read {
+            try String.fetchAll($0, sql: "SELECT name FROM sqlite_master WHERE type = 'index' AND name NOT LIKE 'sqlite_%'")
+        }
+        XCTAssertEqual(indexes, ["item_label"])
+        XCTAssertEqual(try leftovers(), [])
+    }
+
+    func testEncryptToAnotherFileAndRefusals() throws {
+        let file = try makePlaintext("plain.db")
+        try Cipher.encrypt(plaintextAt: file, to: path("enc.db"), key: key)
+        XCTAssertTrue(Database.hasPlaintextHeader(path: file), "the source stays")
+        XCTAssertThrowsError(try Cipher.encrypt(plaintextAt: file, to: path("enc.db"), key: key)) { error in
+            XCTAssertTrue("\(error)".contains("exists already"), "\(error)")
+        }
+        XCTAssertThrowsError(try Cipher.encrypt(plaintextAt: path("enc.db"), to: path("again.db"), key: key)) { error in
+            XCTAssertTrue("\(error)".contains("not a plaintext SQLite database"), "\(error)")
+        }
+    }
+
+    func testDecryptWritesAPlaintextCopyOnly() throws {
+        let file = try makePlaintext("plain.db")
+        try Cipher.encrypt(plaintextAt: file, to: file, key: key)
+        XCTAssertThrowsError(try Cipher.decrypt(at: file, key: key, to: file))
+        let summary = try Cipher.decrypt(at: file, key: key, to: path("out.db"))
+        XCTAssertEqual(summary.userVersion, 7)
+        XCTAssertEqual(try CommandLineClient.sqlite3(path("out.db"), sql: "SELECT count(*) FROM item; PRAGMA user_version;").stdout, "4200\n7\n")
+        XCTAssertFalse(Database.hasPlaintextHeader(path: file))
+        XCTAssertEqual(try leftovers(), [])
+    }
+
+    func testRekeyAndChangeSettings() throws {
+        let file = try makePlaintext("db.db")
+        try Cipher.encrypt(plaintextAt: file, to: file, key: key)
+        let newKey = CipherKey(passphrase: "rotated", settings: CipherSettings(pageSize: 4096, kdfIterations: 100_000))
+        try Cipher.rekey(at: file, from: key, to: newKey)
+        XCTAssertTrue(try cliCount(file, passphrase: "lifecycle key").hasPrefix("error"))
+        XCTAssertEqual(try cliCount(file, passphrase: "rotated", extra: "PRAGMA cipher_page_size = 4096; PRAGMA kdf_iter = 100000;"), "4200\n7\nv1\n")
+        XCTAssertThrowsError(try DatabaseQueue(path: file, configuration: CipherKey(passphrase: "rotated").configuration()))
+        // A raw key too.
+        let raw = CipherKey(rawKey: Data(repeating: 0x42, count: 32))
+        try Cipher.rekey(at: file, from: newKey, to: raw)
+        XCTAssertEqual(try DatabaseQueue(path: file, configuration: raw.configuration()).read { try Int.fetchOne($0, sql: "SELECT count(*) FROM item") }, 4200)
+        XCTAssertEqual(try leftovers(), [])
+    }
+
+    func testWrongKeyChangesNothingAndLeavesNoTemporaryFile() throws {
+        let file = try makePlaintext("db.db")
+        try Cipher.encrypt(plaintextAt: file, to: file, key: key)
+        let before = try sha256(file)
+        let wrong = CipherKey(passphrase: "wrong")
+        XCTAssertThrowsError(try Cipher.rekey(at: file, from: wrong, to: key)) { error in
+            XCTAssertEqual((error as? DatabaseError)?.resultCode, .SQLITE_NOTADB)
+        }
+        XCTAssertThrowsError(try Cipher.decrypt(at: file, key: wrong, to: path("out.db")))
+        XCTAssertThrowsError(try Cipher.backup(at: file, key: wrong, to: path("copy.db")))
+        XCTAssertThrowsError(try Cipher.upgrade(at: file, key: wrong))
+        XCTAssertThrowsError(try Cipher.verify(at: file, key: wrong))
+        XCTAssertEqual(try sha256(file), before)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: path("out.db")))
+        XCTAssertEqual(try leftovers(), [])
+    }
+
+    func testBackupIsAnEncryptedCopyWithTheSameKey() throws {
+        let file = try makePlaintext("db.db")
+        try Cipher.encrypt(plaintextAt: file, to: file, key: key)
+        try Cipher.backup(at: file, key: key, to: path("copy.db"))
+        XCTAssertEqual(try cliCount(path("copy.db"), passphrase: "lifecycle key"), "4200\n7\nv1\n")
+        XCTAssertFalse(Database.hasPlaintextHeader(path: path("copy.db")))
+    }
+
+    func testStaleTemporaryFilesAreRemovedByTheNextRun() throws {
+        let file = try makePlaintext("db.db")
+        let stale = directory.appendingPathComponent(".db.db.securestore-tmp-\(UUID().uuidString)").path
+        FileManager.default.createFile(atPath: stale, contents: Data("left by a killed run".utf8))
+        try Cipher.encrypt(plaintextAt: file, to: file, key: key)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: stale))
+    }
+
+    func testUpgradeOf2xAnd1xFiles() throws {
+        // 2.x: kdf_iter 4000 with HMAC; 1.x: kdf_iter 4000 without HMAC.
+        for (name, settings) in [("v2.db", "PRAGMA kdf_iter = 4000;"), ("v1.db", "PRAGMA kdf_iter = 4000; PRAGMA cipher_use_hmac = OFF;")] {
+            let made = try CommandLineClient.sqlcipher(path(name), preamble: "PRAGMA key = 'old app'; \(settings)",
+                                                       sql: "CREATE TABLE t (a); INSERT INTO t VALUES ('kept'); PRAGMA user_version = 3;")
+            XCTAssertEqual(made.status, 0, made.stderr)
+            let oldKey = CipherKey(passphrase: "old app")
+            XCTAssertThrowsError(try DatabaseQueue(path: path(name), configuration: oldKey.configuration()), "not readable before")
+            let before = try sha256(path(name))
+            XCTAssertThrowsError(try Cipher.upgrade(at: path(name), key: CipherKey(passphrase: "wrong"))) { error in
+                XCTAssertEqual((error as? DatabaseError)?.resultCode, .SQLITE_NOTADB)
+                XCTAssertTrue("\(error)".contains("unchanged"), "\(error)")
+            }
+            XCTAssertEqual(try sha256(path(name)), before, "a wrong key leaves \(name) unchanged")
+            try Cipher.upgrade(at: path(name), key: oldKey)
+            let dbQueue = try DatabaseQueue(path: path(name), configuration: oldKey.configuration())
+            XCTAssertEqual(try dbQueue.read { try String.fetchOne($0, sql: "SELECT a FROM t") }, "kept")
+            XCTAssertEqual(try dbQueue.read { try Int.fetchOne($0, sql: "PRAGMA user_version") }, 3)
+            let cli = try CommandLineClient.sqlcipher(path(name), preamble: "PRAGMA key = 'old app';", sql: "SELECT a FROM t;")
+            XCTAssertEqual(cli.stdout, "kept\n", cli.stderr)
+        }
+    }
+
+    func testVerifyFindsADamagedPage() throws {
+        let file = try makePlaintext("db.db", megabytes: 2)
+        try Cipher.encrypt(plaintextAt: file, to: file, key: key)
+        let healthy = try Cipher.verify(at: file, key: key)
+        XCTAssertTrue(healthy.isOK, "\(healthy)")
+        XCTAssertEqual(healthy.rowCounts["item"], 8400)
+
+        // Flip bytes in the middle of the file: one page's HMAC fails.
+        var bytes = try fileBytes(file)
+        let page = bytes.count / 1024 / 2
+        for offset in 0..<16 { bytes[page * 1024 + 100 + offset] ^= 0xFF }
+        try bytes.write(to: URL(fileURLWithPath: file))
+        let damaged = try Cipher.verify(at: file, key: key)
+        XCTAssertFalse(damaged.isOK)
+        XCTAssertEqual(damaged.damagedPage, page + 1, "\(damaged.integrity.prefix(3))")
+        XCTAssertEqual(damaged.damagedTables, ["item"])
+    }
+}
+
+final class ProgressBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var values: [Double] = []
+    func append(_ value: Double) { lock.withLock { values.append(value) } }
+    var last: Double? { lock.withLock { values.last } }
+}
