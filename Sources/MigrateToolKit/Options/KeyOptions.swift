@@ -51,20 +51,39 @@ public struct KeyOptions: ParsableArguments {
     /// Reads the key once; nil when no key source was given (a plaintext
     /// database). Options override the key file's cipher settings.
     func resolve() throws -> DatabaseKey? {
+        try KeySources(file: keyFile, name: keyName, environmentVariable: keyEnvironmentVariable,
+                       standardInput: keyFromStandardInput, descriptor: keyFileDescriptor,
+                       kdfIterations: kdfIterations, pageSize: pageSize).resolve()
+    }
+}
+
+/// One set of key sources: the current key's or, for rekey, the new key's.
+struct KeySources {
+    var file: String?
+    var name: String?
+    var environmentVariable: String?
+    var standardInput: Bool
+    var descriptor: Int32?
+    var kdfIterations: Int?
+    var pageSize: Int?
+
+    var isEmpty: Bool { file == nil && environmentVariable == nil && !standardInput && descriptor == nil }
+
+    func resolve() throws -> DatabaseKey? {
         var key: DatabaseKey
-        if let keyFile {
-            key = try KeyFile.load(path: keyFile).key(named: keyName, environment: ProcessInfo.processInfo.environment)
-        } else if let variable = keyEnvironmentVariable {
+        if let file {
+            key = try KeyFile.load(path: file).key(named: name, environment: ProcessInfo.processInfo.environment)
+        } else if let variable = environmentVariable {
             guard let value = ProcessInfo.processInfo.environment[variable], !value.isEmpty else {
                 throw ToolError(.configuration, "environment variable \(variable) is not set or empty")
             }
             key = try DatabaseKey.fromText(Array(value.utf8), origin: "environment variable \(variable)")
-        } else if keyFromStandardInput {
+        } else if standardInput {
             guard let line = readLine(strippingNewline: true) else {
-                throw ToolError(.configuration, "--key-stdin: standard input is empty")
+                throw ToolError(.configuration, "standard input is empty: no key")
             }
             key = try DatabaseKey.fromText(Array(line.utf8), origin: "standard input")
-        } else if let descriptor = keyFileDescriptor {
+        } else if let descriptor {
             key = try DatabaseKey.fromText(try Self.read(descriptor: descriptor), origin: "file descriptor \(descriptor)")
         } else {
             return nil

@@ -8,21 +8,14 @@ enum EncryptedBackup {
     /// Copies the file while a write transaction keeps other writers out,
     /// fsyncs the copy, and checks that it opens with the same key.
     static func make(of path: String, dbQueue: DatabaseQueue, key: DatabaseKey?) throws -> String {
-        let stamp = ISO8601DateFormatter().string(from: Date()).replacingOccurrences(of: ":", with: "")
-        // Several runs in one second get -2, -3, ...
-        var backupPath = "\(path).\(stamp).backup"
-        var counter = 2
-        while FileManager.default.fileExists(atPath: backupPath) {
-            backupPath = "\(path).\(stamp)-\(counter).backup"
-            counter += 1
-        }
+        let backupPath = FileCopy.backupPath(for: path)
         try dbQueue.writeWithoutTransaction { db in
             // Fold a WAL into the main file, then hold the write lock while copying.
             if try String.fetchOne(db, sql: "PRAGMA journal_mode") == "wal" {
                 try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)")
             }
             try db.inTransaction(.immediate) {
-                try copy(path, to: backupPath)
+                try FileCopy.copy(path, to: backupPath)
                 return .commit
             }
         }
@@ -37,27 +30,5 @@ enum EncryptedBackup {
             throw ToolError(.ioError, "\(path): the backup \(backupPath) could not be verified: \(error)")
         }
         return backupPath
-    }
-
-    private static func copy(_ source: String, to target: String) throws {
-        guard let input = FileHandle(forReadingAtPath: source) else {
-            throw ToolError(.ioError, "\(source): cannot read for backup")
-        }
-        defer { try? input.close() }
-        let descriptor = open(target, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else {
-            throw ToolError(.ioError, "\(target): cannot create the backup (\(String(cString: strerror(errno))))")
-        }
-        let output = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
-        do {
-            while let chunk = try input.read(upToCount: 1 << 20), !chunk.isEmpty {
-                try output.write(contentsOf: chunk)
-            }
-            try output.synchronize()
-            try output.close()
-        } catch {
-            try? FileManager.default.removeItem(atPath: target)
-            throw ToolError(.ioError, "\(target): backup failed (\(error))")
-        }
     }
 }

@@ -9,6 +9,7 @@ public enum ToolExitCode: Int32, CaseIterable, Sendable, Codable {
     case drift = 4
     case superseded = 5
     case migrationFailed = 6
+    case damaged = 7
     case usage = 64
     case notADatabase = 65
     case noSuchFile = 66
@@ -26,6 +27,7 @@ public enum ToolExitCode: Int32, CaseIterable, Sendable, Codable {
         case .drift: return "a migration file changed after it was applied, or the schema drifted"
         case .superseded: return "the database has migrations this tool does not know (it is newer)"
         case .migrationFailed: return "a migration failed; the database is left at the last good migration"
+        case .damaged: return "verify: the file is damaged (integrity check failed or pages do not read)"
         case .usage: return "usage error (bad options or arguments)"
         case .notADatabase: return "wrong key, wrong cipher settings, not encrypted, or not a database"
         case .noSuchFile: return "database file missing, or not a regular file"

@@ -25,7 +25,7 @@ extension Cipher {
         var sourceConfig = sourceKey?.configuration() ?? Configuration()
         sourceConfig.busyMode = .timeout(10)
         let db = try Database(path: source, configuration: sourceConfig)
-        let expected = try summary(of: db)
+        let expected = try summary(db)
         let wasWAL = try String.fetchOne(db, sql: "PRAGMA journal_mode") == "wal"
         let totalBytes = max(1, Int64(try Int.fetchOne(db, sql: "PRAGMA page_count") ?? 1)
                              * Int64(try Int.fetchOne(db, sql: "PRAGMA page_size") ?? 1024))
@@ -71,7 +71,7 @@ extension Cipher {
     }
 
     /// Row counts and user_version of every table, migration history included.
-    static func summary(of db: Database) throws -> ExportSummary {
+    public static func summary(_ db: Database) throws -> ExportSummary {
         let tables = try String.fetchAll(db, sql: """
             SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'
             """)
@@ -97,7 +97,7 @@ extension Cipher {
             return config
         }())
         defer { try? copy.close() }
-        let actual = try summary(of: copy)
+        let actual = try summary(copy)
         guard actual == expected else {
             throw DatabaseError(resultCode: .SQLITE_CORRUPT,
                                 message: "the exported copy of \(source) does not match it (row counts or user_version differ); nothing was replaced")

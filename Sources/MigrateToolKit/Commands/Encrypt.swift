@@ -1,0 +1,116 @@
+import ArgumentParser
+import Foundation
+import SecureStore
+
+extension MigrateToolCommand {
+    /// `encrypt SRC [--output DST]`: a plaintext SQLite file becomes an
+    /// encrypted one.
+    struct Encrypt: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Encrypt a plaintext SQLite file (in place, or into --output), keeping user_version and migration history.")
+
+        @Argument(help: "The plaintext SQLite file.")
+        var source: String
+
+        @Option(name: .long, help: "Write the encrypted database here instead of replacing the source.")
+        var output: String?
+
+        @Flag(name: .customLong("keep-plaintext"), help: "When encrypting in place, keep the plaintext original as SOURCE.plaintext.")
+        var keepPlaintext = false
+
+        @OptionGroup var key: KeyOptions
+        @OptionGroup var lock: LockOptions
+        @OptionGroup var outputOptions: OutputOptions
+
+        func run() throws {
+            try Output.run(json: outputOptions.json) {
+                guard let key = try key.resolve() else {
+                    throw ToolError(.usage, "encrypt needs the key to encrypt with (--key-file, --key-env, --key-stdin or --key-fd)")
+                }
+                let destination = output ?? source
+                if let output { try CipherRun.checkOutputIsNew(output) }
+                guard Database.hasPlaintextHeader(path: source) || !FileManager.default.fileExists(atPath: source) else {
+                    throw ToolError(.notADatabase, "\(source) is not a plaintext SQLite database (already encrypted, or not a database)")
+                }
+                return try CipherRun.run("encrypt", file: source, output: destination, json: outputOptions.json,
+                                         lockTimeout: lock.seconds, access: output == nil ? .write : .read) { progress in
+                    var kept: String?
+                    if output == nil && keepPlaintext {
+                        // A hard link keeps the original inode when the
+                        // encrypted file is renamed over the name.
+                        let original = source + ".plaintext"
+                        guard link(source, original) == 0 else {
+                            throw ToolError(.ioError, "\(source): cannot keep the plaintext original at \(original) (\(String(cString: strerror(errno))))")
+                        }
+                        kept = original
+                    }
+                    let summary = try Cipher.encrypt(plaintextAt: source, to: destination, key: key.key, progress: progress)
+                    return (summary, kept)
+                }
+            }
+        }
+    }
+
+    /// `decrypt SRC --output DST --allow-plaintext`.
+    struct Decrypt: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Write a PLAINTEXT copy of an encrypted database (never in place).")
+
+        @Argument(help: "The encrypted database.")
+        var source: String
+
+        @Option(name: .long, help: "The plaintext file to write. It must not exist.")
+        var output: String
+
+        @Flag(name: .customLong("allow-plaintext"), help: "Acknowledge that the output is not encrypted.")
+        var allowPlaintext = false
+
+        @OptionGroup var key: KeyOptions
+        @OptionGroup var lock: LockOptions
+        @OptionGroup var outputOptions: OutputOptions
+
+        func validate() throws {
+            guard allowPlaintext else {
+                throw ValidationError("decrypt writes an unencrypted file: add --allow-plaintext to confirm.")
+            }
+        }
+
+        func run() throws {
+            try Output.run(json: outputOptions.json) {
+                guard let key = try key.resolve() else { throw ToolError(.usage, "decrypt needs the database's key") }
+                try CipherRun.checkOutputIsNew(output)
+                return try CipherRun.run("decrypt", file: source, output: output, json: outputOptions.json,
+                                         lockTimeout: lock.seconds, access: .read) { progress in
+                    (try Cipher.decrypt(at: source, key: key.key, to: output, progress: progress), nil)
+                }
+            }
+        }
+    }
+
+    /// `backup DB --output DST`: an encrypted copy, same key.
+    struct Backup: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Write an encrypted copy of a database with the same key (sqlcipher_export, never SQLite's backup API).")
+
+        @Argument(help: "The database.")
+        var database: String
+
+        @Option(name: .long, help: "The copy to write. It must not exist.")
+        var output: String
+
+        @OptionGroup var key: KeyOptions
+        @OptionGroup var lock: LockOptions
+        @OptionGroup var outputOptions: OutputOptions
+
+        func run() throws {
+            try Output.run(json: outputOptions.json) {
+                let key = try key.resolve()
+                try CipherRun.checkOutputIsNew(output)
+                return try CipherRun.run("backup", file: database, output: output, json: outputOptions.json,
+                                         lockTimeout: lock.seconds, access: .read) { progress in
+                    (try Cipher.backup(at: database, key: key?.key, to: output, progress: progress), nil)
+                }
+            }
+        }
+    }
+}

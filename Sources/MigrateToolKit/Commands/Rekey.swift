@@ -1,0 +1,115 @@
+import ArgumentParser
+import Foundation
+import SecureStore
+
+extension MigrateToolCommand {
+    /// `rekey DB`: a new key, or new cipher settings.
+    struct Rekey: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Re-encrypt a database with a new key and/or new cipher settings; crash-safe (exactly one key opens the file).")
+
+        @Argument(help: "The database.")
+        var database: String
+
+        @OptionGroup var key: KeyOptions
+        @OptionGroup var newKey: NewKeyOptions
+        @OptionGroup var lock: LockOptions
+        @OptionGroup var outputOptions: OutputOptions
+
+        func run() throws {
+            try Output.run(json: outputOptions.json) {
+                guard let current = try key.resolve() else { throw ToolError(.usage, "rekey needs the current key") }
+                let next = try newKey.resolve(current: current)
+                return try CipherRun.run("rekey", file: database, output: database, json: outputOptions.json,
+                                         lockTimeout: lock.seconds, access: .write) { progress in
+                    (try Cipher.rekey(at: database, from: current.key, to: next.key, progress: progress), nil)
+                }
+            }
+        }
+    }
+
+    /// `upgrade DB`: SQLCipher 1.x/2.x to the current format.
+    struct Upgrade: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Upgrade a SQLCipher 1.x/2.x file to the SQLCipher 3 format in place (cipher_migrate), after a backup.")
+
+        @Argument(help: "The database.")
+        var database: String
+
+        @Flag(name: .customLong("no-backup"), help: "Do not copy the file first.")
+        var noBackup = false
+
+        @OptionGroup var key: KeyOptions
+        @OptionGroup var lock: LockOptions
+        @OptionGroup var outputOptions: OutputOptions
+
+        func run() throws {
+            try Output.run(json: outputOptions.json) {
+                guard let key = try key.resolve() else { throw ToolError(.usage, "upgrade needs the database's key") }
+                return try CipherRun.run("upgrade", file: database, output: database, json: outputOptions.json,
+                                         lockTimeout: lock.seconds, access: .write) { _ in
+                    let backup = noBackup ? nil : try FileCopy.backup(of: database)
+                    do {
+                        try Cipher.upgrade(at: database, key: key.key)
+                    } catch {
+                        // The file is unchanged: the backup is not needed.
+                        if let backup { try? FileManager.default.removeItem(atPath: backup) }
+                        throw error
+                    }
+                    let dbQueue = try DatabaseQueue(path: database, configuration: CipherKey(material: key.key.material).configuration(readonly: true))
+                    let summary = try dbQueue.read { db in try Cipher.summary(db) }
+                    return (summary, backup)
+                }
+            }
+        }
+    }
+
+    /// `verify DB`: key, integrity, every page.
+    struct Verify: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Check the key, run the integrity check, and read every row so that damaged pages show up (exit 7).")
+
+        @Argument(help: "The database.")
+        var database: String
+
+        @OptionGroup var key: KeyOptions
+        @OptionGroup var outputOptions: OutputOptions
+
+        func run() throws {
+            try Output.run(json: outputOptions.json) {
+                try DatabaseFile.check(database, for: .read)
+                let key = try key.resolve()
+                let report: Cipher.VerifyReport
+                do {
+                    report = try Cipher.verify(at: database, key: key?.key)
+                } catch {
+                    throw ErrorMapping.toolError(error, file: database)
+                }
+                let json = VerifyJSON(file: database, ok: report.isOK, integrity: report.integrity,
+                                      damagedPage: report.damagedPage, damagedTables: report.damagedTables,
+                                      rowCounts: report.rowCounts)
+                if outputOptions.json {
+                    Output.json(json)
+                } else if report.isOK {
+                    Output.line("\(database): ok (key, integrity, \(report.rowCounts.values.reduce(0, +)) row(s) in \(report.rowCounts.count) table(s) read)")
+                } else {
+                    var text = "\(database): DAMAGED"
+                    if let page = report.damagedPage { text += " at page \(page)" }
+                    if !report.damagedTables.isEmpty { text += "; tables that do not read: \(report.damagedTables.joined(separator: ", "))" }
+                    Output.line(text)
+                    for message in report.integrity.prefix(5) { Output.line("  \(message)") }
+                }
+                return report.isOK ? .success : .damaged
+            }
+        }
+    }
+}
+
+struct VerifyJSON: Codable {
+    var file: String
+    var ok: Bool
+    var integrity: [String]
+    var damagedPage: Int?
+    var damagedTables: [String]
+    var rowCounts: [String: Int]
+}

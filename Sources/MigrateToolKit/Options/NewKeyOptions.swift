@@ -1,0 +1,57 @@
+import ArgumentParser
+import Foundation
+
+/// The new key of `rekey`: the same sources as the current key, prefixed
+/// with `new-`.
+public struct NewKeyOptions: ParsableArguments {
+    @Option(name: .customLong("new-key-file"), help: "Read the new key from this key file.")
+    var keyFile: String?
+
+    @Option(name: .customLong("new-key-name"), help: "The new key's name in its key file (default: the first).")
+    var keyName: String?
+
+    @Option(name: .customLong("new-key-env"), help: "Read the new key from this environment variable.")
+    var keyEnvironmentVariable: String?
+
+    @Option(name: .customLong("new-key-fd"), help: "Read the new key from this open file descriptor.")
+    var keyFileDescriptor: Int32?
+
+    @Option(name: .customLong("new-kdf-iter"), help: "kdf_iter for the re-encrypted file (default: the new key's, else 64000).")
+    var kdfIterations: Int?
+
+    @Option(name: .customLong("new-page-size"), help: "cipher_page_size for the re-encrypted file (default: the new key's, else 1024).")
+    var pageSize: Int?
+
+    public init() {}
+
+    public func validate() throws {
+        let sources = [keyFile != nil, keyEnvironmentVariable != nil, keyFileDescriptor != nil]
+        guard sources.filter({ $0 }).count <= 1 else {
+            throw ValidationError("Give at most one of --new-key-file, --new-key-env and --new-key-fd.")
+        }
+        if keyName != nil && keyFile == nil { throw ValidationError("--new-key-name goes with --new-key-file.") }
+        if let kdfIterations, kdfIterations <= 0 { throw ValidationError("--new-kdf-iter must be a positive number.") }
+        if let pageSize, !(512...65536).contains(pageSize) || pageSize & (pageSize - 1) != 0 {
+            throw ValidationError("--new-page-size must be a power of two from 512 to 65536.")
+        }
+    }
+
+    /// The new key. Without a new key source, the current key with the new
+    /// settings (a settings-only change).
+    func resolve(current: DatabaseKey) throws -> DatabaseKey {
+        let sources = KeySources(file: keyFile, name: keyName, environmentVariable: keyEnvironmentVariable,
+                                 standardInput: false, descriptor: keyFileDescriptor,
+                                 kdfIterations: kdfIterations, pageSize: pageSize)
+        if var key = try sources.resolve() {
+            key.origin = "new " + key.origin
+            return key
+        }
+        guard kdfIterations != nil || pageSize != nil else {
+            throw ToolError(.usage, "rekey needs a new key (--new-key-file, --new-key-env, --new-key-fd) or new settings (--new-kdf-iter, --new-page-size)")
+        }
+        var key = current
+        if let kdfIterations { key.cipherSettings.kdfIterations = kdfIterations }
+        if let pageSize { key.cipherSettings.pageSize = pageSize }
+        return key
+    }
+}

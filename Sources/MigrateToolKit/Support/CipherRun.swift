@@ -1,0 +1,57 @@
+import Foundation
+import SecureStore
+
+/// What the encryption commands print with --json.
+struct CipherReport: Codable {
+    var file: String
+    var operation: String
+    var output: String
+    var rowCounts: [String: Int]
+    var userVersion: Int
+    var backup: String?
+}
+
+/// Shared steps of the encryption commands: file checks, the lock, a
+/// progress display, and a report.
+enum CipherRun {
+    static func checkOutputIsNew(_ output: String) throws {
+        if FileManager.default.fileExists(atPath: output) {
+            throw ToolError(.cannotCreate, "\(output) exists already; it is never overwritten")
+        }
+    }
+
+    /// Runs `body` on `file` under the database lock, with a progress
+    /// display on a terminal.
+    static func run(
+        _ operation: String, file: String, output: String, json: Bool, lockTimeout: Double,
+        access: DatabaseFile.Access,
+        _ body: (_ progress: @escaping Cipher.Progress) throws -> (Cipher.ExportSummary?, String?)
+    ) throws -> ToolExitCode {
+        try DatabaseFile.check(file, for: access)
+        let lock = try FileLock(path: file, timeout: lockTimeout)
+        defer { withExtendedLifetime(lock) {} }
+        let display = ProgressDisplay(json: json)
+        defer { display.finish() }
+        let (summary, backup): (Cipher.ExportSummary?, String?)
+        do {
+            (summary, backup) = try body { fraction in display.show("\(operation) \(file): \(Int(fraction * 100))%") }
+        } catch {
+            throw ErrorMapping.toolError(error, file: file)
+        }
+        display.finish()
+        let report = CipherReport(file: file, operation: operation, output: output,
+                                  rowCounts: summary?.rowCounts ?? [:], userVersion: summary?.userVersion ?? 0,
+                                  backup: backup)
+        if json {
+            Output.json(report)
+        } else {
+            let rows = report.rowCounts.values.reduce(0, +)
+            var text = "\(operation): \(file)"
+            if output != file { text += " -> \(output)" }
+            if summary != nil { text += " (\(report.rowCounts.count) table(s), \(rows) row(s), user_version \(report.userVersion), verified)" }
+            if let backup { text += " (backup: \(backup))" }
+            Output.line(text)
+        }
+        return .success
+    }
+}

@@ -1,0 +1,149 @@
+import Foundation
+import TestSupport
+import XCTest
+
+/// encrypt, decrypt, rekey, upgrade, verify, backup through the binary.
+final class LifecycleCommandTests: MigrateToolTestCase {
+    /// A plaintext database with the example migrations applied by the tool.
+    private func makePlaintextWithHistory(_ name: String = "plain.db") throws {
+        XCTAssertEqual(try CommandLineClient.sqlite3(path(name), sql: "PRAGMA user_version = 9; CREATE TABLE extra (a); INSERT INTO extra VALUES (1);").status, 0)
+        let applied = try tool(["apply", path(name), "--migrations", migrations, "--no-backup"])
+        XCTAssertEqual(applied.status, 0, applied.stdout + applied.stderr)
+    }
+
+    private func cli(_ name: String, key: String, settings: String = "", _ sql: String) throws -> String {
+        let result = try CommandLineClient.sqlcipher(path(name), preamble: "PRAGMA key = '\(key)'; \(settings)", sql: sql)
+        return result.status == 0 ? result.stdout : "error"
+    }
+
+    func testEncryptInPlaceKeepsHistoryAndUserVersion() throws {
+        try makePlaintextWithHistory()
+        let keys = try makeKeyFile()
+        let result = try tool(["encrypt", path("plain.db"), "--key-file", keys, "--json"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        assertNoSecret(result, passphrase)
+        let report = try XCTUnwrap(try json(result.stdout) as? [String: Any])
+        XCTAssertEqual(report["userVersion"] as? Int, 9)
+        XCTAssertEqual(try cli("plain.db", key: passphrase, "PRAGMA user_version; SELECT count(*) FROM securestore_migrations;"), "9\n3\n")
+        XCTAssertNotEqual(try CommandLineClient.sqlite3(path("plain.db"), sql: "SELECT count(*) FROM extra;").status, 0)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: path("plain.db.plaintext")), "no plaintext kept by default")
+        let status = try tool(["status", path("plain.db"), "--migrations", migrations, "--key-file", keys, "--check"])
+        XCTAssertEqual(status.status, 0, status.stdout + status.stderr)
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.contains("securestore-tmp") }
+        XCTAssertEqual(leftovers, [])
+
+        // Encrypting an encrypted file is refused.
+        XCTAssertEqual(try tool(["encrypt", path("plain.db"), "--key-file", keys]).status, 65)
+    }
+
+    func testEncryptToOutputAndKeepPlaintext() throws {
+        try makePlaintextWithHistory()
+        let keys = try makeKeyFile()
+        XCTAssertEqual(try tool(["encrypt", path("plain.db"), "--output", path("enc.db"), "--key-file", keys]).status, 0)
+        XCTAssertEqual(try CommandLineClient.sqlite3(path("plain.db"), sql: "SELECT count(*) FROM extra;").stdout, "1\n")
+        XCTAssertEqual(try tool(["encrypt", path("plain.db"), "--output", path("enc.db"), "--key-file", keys]).status, 73)
+        XCTAssertEqual(try tool(["encrypt", path("plain.db"), "--key-file", keys, "--keep-plaintext"]).status, 0)
+        XCTAssertEqual(try CommandLineClient.sqlite3(path("plain.db.plaintext"), sql: "SELECT count(*) FROM extra;").stdout, "1\n")
+        XCTAssertEqual(try cli("plain.db", key: passphrase, "SELECT count(*) FROM extra;"), "1\n")
+    }
+
+    func testDecryptNeedsAcknowledgement() throws {
+        let keys = try makeDatabase()
+        XCTAssertEqual(try tool(["decrypt", path("app.db"), "--output", path("out.db"), "--key-file", keys]).status, 64)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: path("out.db")))
+        let result = try tool(["decrypt", path("app.db"), "--output", path("out.db"), "--key-file", keys, "--allow-plaintext"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertEqual(try CommandLineClient.sqlite3(path("out.db"), sql: "SELECT count(*) FROM sqlite_master;").status, 0)
+    }
+
+    func testRekeyWithNewKeyAndSettings() throws {
+        let keys = try makeDatabase()
+        XCTAssertEqual(try tool(["apply", path("app.db"), "--migrations", migrations, "--key-file", keys, "--no-backup"]).status, 0)
+        let newSecret = "rotated-\(UUID().uuidString)"
+        let result = try tool(["rekey", path("app.db"), "--key-file", keys, "--new-key-env", "NEW_KEY", "--new-kdf-iter", "128000"],
+                              environment: ["NEW_KEY": newSecret])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        assertNoSecret(result, newSecret)
+        assertNoSecret(result, passphrase)
+        XCTAssertEqual(try cli("app.db", key: passphrase, "SELECT count(*) FROM securestore_migrations;"), "error")
+        XCTAssertEqual(try cli("app.db", key: newSecret, settings: "PRAGMA kdf_iter = 128000;", "SELECT count(*) FROM securestore_migrations;"), "3\n")
+
+        // Settings only: the same key, a bigger page.
+        let settingsOnly = try tool(["rekey", path("app.db"), "--key-env", "NEW_KEY", "--kdf-iter", "128000", "--new-page-size", "4096", "--new-kdf-iter", "128000"],
+                                    environment: ["NEW_KEY": newSecret])
+        XCTAssertEqual(settingsOnly.status, 0, settingsOnly.stderr)
+        XCTAssertEqual(try cli("app.db", key: newSecret, settings: "PRAGMA kdf_iter = 128000; PRAGMA cipher_page_size = 4096;", "SELECT count(*) FROM securestore_migrations;"), "3\n")
+        XCTAssertEqual(try tool(["rekey", path("app.db"), "--key-env", "NEW_KEY"], environment: ["NEW_KEY": newSecret]).status, 64, "nothing new given")
+    }
+
+    func testWrongKeyLeavesEveryFileUnchanged() throws {
+        let keys = try makeDatabase()
+        let before = try sha256OfFile(path("app.db"))
+        let wrong = ["--key-env", "WRONG"]
+        let env = ["WRONG": "not-the-key", "NEW": "whatever"]
+        for command in [["rekey", path("app.db"), "--new-key-env", "NEW"], ["decrypt", path("app.db"), "--output", path("o.db"), "--allow-plaintext"],
+                        ["backup", path("app.db"), "--output", path("b.db")], ["upgrade", path("app.db")], ["verify", path("app.db")]] {
+            let result = try tool(command + wrong, environment: env)
+            XCTAssertEqual(result.status, 65, "\(command[0]): \(result.stdout) \(result.stderr)")
+            assertNoSecret(result, "not-the-key")
+        }
+        XCTAssertEqual(try sha256OfFile(path("app.db")), before)
+        let names = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+        XCTAssertEqual(names.filter { $0.contains("securestore-tmp") || $0.hasSuffix(".backup") || $0 == "o.db" || $0 == "b.db" }, [])
+    }
+
+    func testUpgradeOldFormats() throws {
+        for (name, settings) in [("v2.db", "PRAGMA kdf_iter = 4000;"), ("v1.db", "PRAGMA kdf_iter = 4000; PRAGMA cipher_use_hmac = OFF;")] {
+            let made = try CommandLineClient.sqlcipher(path(name), preamble: "PRAGMA key = '\(passphrase)'; \(settings)",
+                                                       sql: "CREATE TABLE t (a); INSERT INTO t VALUES ('old');")
+            XCTAssertEqual(made.status, 0, made.stderr)
+            let keys = try makeKeyFile("keys-\(name)")
+            XCTAssertEqual(try tool(["inspect", path(name), "--key-file", keys]).status, 65, "unreadable before")
+            let result = try tool(["upgrade", path(name), "--key-file", keys, "--json"])
+            XCTAssertEqual(result.status, 0, result.stderr)
+            let backup = try XCTUnwrap((try json(result.stdout) as? [String: Any])?["backup"] as? String)
+            XCTAssertEqual(try cli(name, key: passphrase, "SELECT a FROM t;"), "old\n")
+            XCTAssertEqual(try cli(URL(fileURLWithPath: backup).lastPathComponent, key: passphrase, settings: settings, "SELECT a FROM t;"), "old\n",
+                           "the backup is the untouched old file")
+        }
+    }
+
+    func testVerifyReportsADamagedPageWithItsOwnExitCode() throws {
+        let keys = try makeDatabase()
+        let filled = try sqlcipher("app.db", """
+            CREATE TABLE t (a);
+            WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 3000) INSERT INTO t SELECT randomblob(200) FROM n;
+            """)
+        XCTAssertEqual(filled.status, 0, filled.stderr)
+        XCTAssertEqual(try tool(["verify", path("app.db"), "--key-file", keys]).status, 0)
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: path("app.db")))
+        let page = bytes.count / 1024 / 2
+        for offset in 0..<8 { bytes[page * 1024 + 200 + offset] ^= 0x5A }
+        try bytes.write(to: URL(fileURLWithPath: path("app.db")))
+        let result = try tool(["verify", path("app.db"), "--key-file", keys])
+        XCTAssertEqual(result.status, 7, result.stdout)
+        XCTAssertTrue(result.stdout.contains("DAMAGED at page \(page + 1)"), result.stdout)
+        XCTAssertTrue(result.stdout.contains("tables that do not read: t"), result.stdout)
+        let json = try tool(["verify", path("app.db"), "--key-file", keys, "--json"])
+        XCTAssertEqual(json.status, 7)
+        XCTAssertEqual((try self.json(json.stdout) as? [String: Any])?["damagedPage"] as? Int, page + 1)
+    }
+
+    func testBackupIsEncryptedWithTheSameKey() throws {
+        let keys = try makeDatabase()
+        XCTAssertEqual(try tool(["apply", path("app.db"), "--migrations", migrations, "--key-file", keys, "--no-backup"]).status, 0)
+        let result = try tool(["backup", path("app.db"), "--output", path("copy.db"), "--key-file", keys])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertEqual(try cli("copy.db", key: passphrase, "SELECT count(*) FROM securestore_migrations;"), "3\n")
+        XCTAssertNotEqual(try CommandLineClient.sqlite3(path("copy.db"), sql: "SELECT count(*) FROM sqlite_master;").status, 0)
+        XCTAssertEqual(try tool(["backup", path("app.db"), "--output", path("copy.db"), "--key-file", keys]).status, 73)
+    }
+
+    func testPlaintextFileGivenAKeyForRekey() throws {
+        XCTAssertEqual(try CommandLineClient.sqlite3(path("plain.db"), sql: "CREATE TABLE t (a);").status, 0)
+        let keys = try makeKeyFile()
+        let result = try tool(["rekey", path("plain.db"), "--key-file", keys, "--new-key-env", "N"], environment: ["N": "x"])
+        XCTAssertEqual(result.status, 65)
+        XCTAssertTrue(result.stderr.contains("not encrypted"), result.stderr)
+    }
+}
