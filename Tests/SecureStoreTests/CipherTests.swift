@@ -176,3 +176,50 @@ final class ProgressBox: @unchecked Sendable {
     func append(_ value: Double) { lock.withLock { values.append(value) } }
     var last: Double? { lock.withLock { values.last } }
 }
+
+/// Every operation on a file of more than 20 MB keeps data, schema,
+/// indexes, user_version and migration history.
+final class LargeFileCipherTests: SecureStoreTestCase {
+    func testEveryOperationOnA20MBFile() throws {
+        let file = path("big.db")
+        let made = try CommandLineClient.sqlcipher(file, preamble: "PRAGMA key = 'v2 key'; PRAGMA kdf_iter = 4000;", sql: """
+            CREATE TABLE item (id INTEGER PRIMARY KEY, payload BLOB, label TEXT);
+            CREATE INDEX item_label ON item(label);
+            WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 84000)
+            INSERT INTO item SELECT i, randomblob(200), hex(randomblob(4)) FROM n;
+            CREATE TABLE securestore_migrations (identifier TEXT NOT NULL PRIMARY KEY, applied_order INTEGER NOT NULL,
+                applied_at TEXT, checksum TEXT, schema_fingerprint TEXT, down_sql TEXT, source TEXT NOT NULL);
+            INSERT INTO securestore_migrations VALUES ('v1', 1, NULL, NULL, NULL, NULL, 'swift');
+            PRAGMA user_version = 11;
+            """)
+        XCTAssertEqual(made.status, 0, made.stderr)
+        XCTAssertGreaterThan(try fileBytes(file).count, 20_000_000)
+
+        func check(_ path: String, _ key: CipherKey?, _ step: String) throws {
+            let config = key?.configuration(readonly: true) ?? Configuration()
+            let dbQueue = try DatabaseQueue(path: path, configuration: config)
+            try dbQueue.read { db in
+                XCTAssertEqual(try Int.fetchOne(db, sql: "SELECT count(*) FROM item"), 84_000, step)
+                XCTAssertEqual(try Int.fetchOne(db, sql: "PRAGMA user_version"), 11, step)
+                XCTAssertEqual(try String.fetchAll(db, sql: "SELECT identifier FROM securestore_migrations"), ["v1"], step)
+                XCTAssertEqual(try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'index' AND name NOT LIKE 'sqlite_%'"), ["item_label"], step)
+                XCTAssertEqual(try Int.fetchOne(db, sql: "SELECT count(*) FROM item INDEXED BY item_label WHERE label >= ''"), 84_000, step)
+            }
+            try dbQueue.close()
+        }
+
+        let key = CipherKey(passphrase: "v2 key")
+        try Cipher.upgrade(at: file, key: key)
+        try check(file, key, "upgrade")
+        let rotated = CipherKey(passphrase: "rotated", settings: CipherSettings(pageSize: 4096, kdfIterations: 100_000))
+        try Cipher.rekey(at: file, from: key, to: rotated)
+        try check(file, rotated, "rekey")
+        try Cipher.backup(at: file, key: rotated, to: path("copy.db"))
+        try check(path("copy.db"), rotated, "backup")
+        try Cipher.decrypt(at: file, key: rotated, to: path("plain.db"))
+        try check(path("plain.db"), nil, "decrypt")
+        try Cipher.encrypt(plaintextAt: path("plain.db"), to: path("plain.db"), key: key)
+        try check(path("plain.db"), key, "encrypt")
+        XCTAssertTrue(try Cipher.verify(at: file, key: rotated).isOK)
+    }
+}
