@@ -223,3 +223,28 @@ final class LargeFileCipherTests: SecureStoreTestCase {
         XCTAssertTrue(try Cipher.verify(at: file, key: rotated).isOK)
     }
 }
+
+final class PlaintextGuardTests: SecureStoreTestCase {
+    /// SQLite's backup API writes plaintext copies of keyed databases in
+    /// SQLCipher 3.4.1: no source file may call it.
+    func testNothingCallsTheBackupAPI() throws {
+        let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Sources")
+        let files = FileManager.default.enumerator(atPath: sources.path)?.compactMap { $0 as? String }.filter { $0.hasSuffix(".swift") } ?? []
+        XCTAssertGreaterThan(files.count, 20)
+        for file in files {
+            let text = try String(contentsOfFile: sources.path + "/" + file, encoding: .utf8)
+            XCTAssertFalse(text.contains("sqlite3_backup_"), "\(file) calls the backup API")
+        }
+    }
+
+    func testNonDefaultSettingsFileFromTheCLIRekeysToDefaults() throws {
+        let made = try CommandLineClient.sqlcipher(path("custom.db"), preamble: "PRAGMA key = 'k'; PRAGMA kdf_iter = 10000; PRAGMA cipher_page_size = 4096;",
+                                                   sql: "CREATE TABLE t (a); INSERT INTO t VALUES ('custom');")
+        XCTAssertEqual(made.status, 0, made.stderr)
+        let custom = CipherKey(passphrase: "k", settings: CipherSettings(pageSize: 4096, kdfIterations: 10_000))
+        try Cipher.rekey(at: path("custom.db"), from: custom, to: CipherKey(passphrase: "k"))
+        let cli = try CommandLineClient.sqlcipher(path("custom.db"), preamble: "PRAGMA key = 'k';", sql: "SELECT a FROM t;")
+        XCTAssertEqual(cli.stdout, "custom\n", cli.stderr)
+    }
+}
