@@ -26,7 +26,8 @@ extension Cipher {
         sourceConfig.busyMode = .timeout(10)
         let db = try Database(path: source, configuration: sourceConfig)
         let expected = try summary(db)
-        let wasWAL = try String.fetchOne(db, sql: "PRAGMA journal_mode") == "wal"
+        let journalMode: String? = try String.fetchOne(db, sql: "PRAGMA journal_mode")
+        let wasWAL: Bool = journalMode == "wal"
         let totalBytes = max(1, Int64(try Int.fetchOne(db, sql: "PRAGMA page_count") ?? 1)
                              * Int64(try Int.fetchOne(db, sql: "PRAGMA page_size") ?? 1024))
         let watcher = progress.map { FileGrowthWatcher(path: temporary, totalBytes: totalBytes, report: $0) }

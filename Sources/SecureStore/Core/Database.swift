@@ -31,6 +31,7 @@ public final class Database {
     var isClosed = false
     private var statementCache: [String: Statement] = [:]
     private var busyCallbackBox: BusyCallbackBox?
+    var traceBox: TraceBox?
     var readOnlyDepth = 0
 
     /// The SQLite version of the library in use, e.g. 3015002 for 3.15.2.

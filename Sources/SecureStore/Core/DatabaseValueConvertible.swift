@@ -14,7 +14,7 @@ public typealias SQLiteStatement = OpaquePointer
 ///     }
 /// }
 /// ```
-public protocol DatabaseValueConvertible {
+public protocol DatabaseValueConvertible: SQLExpressible {
     /// The value to store.
     var databaseValue: DatabaseValue { get }
 

@@ -116,6 +116,8 @@ extension String: DatabaseValueConvertible, StatementColumnConvertible {
 
 // MARK: Optional
 
+extension Optional: SQLExpressible where Wrapped: DatabaseValueConvertible {}
+
 extension Optional: DatabaseValueConvertible where Wrapped: DatabaseValueConvertible {
     /// nil is stored as NULL.
     public var databaseValue: DatabaseValue { self?.databaseValue ?? .null }
