@@ -21,6 +21,11 @@ public struct SQLExpression: Sendable {
         case function(String, [Node])
         case distinctFunction(String, Node)
         case countAll
+
+        var isAlwaysTrue: Bool {
+            if case .literal("1", []) = self { return true }
+            return false
+        }
     }
 
     let node: Node

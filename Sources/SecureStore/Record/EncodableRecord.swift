@@ -1,0 +1,189 @@
+import Foundation
+
+/// The column values of a record, in order.
+public struct PersistenceContainer: Sendable {
+    private(set) var columns: [String] = []
+    private(set) var values: [DatabaseValue] = []
+
+    public init() {}
+
+    /// The value of a column (case-insensitive); setting a new column
+    /// appends it.
+    public subscript(_ column: String) -> (any DatabaseValueConvertible)? {
+        get { index(of: column).flatMap { Row.storedValue(values[$0]) } }
+        set {
+            let value = DatabaseValue(value: newValue)
+            if let index = index(of: column) { values[index] = value } else {
+                columns.append(column)
+                values.append(value)
+            }
+        }
+    }
+
+    func index(of column: String) -> Int? {
+        columns.firstIndex { $0.caseInsensitiveCompare(column) == .orderedSame }
+    }
+
+    func databaseValue(_ column: String) -> DatabaseValue? {
+        index(of: column).map { values[$0] }
+    }
+}
+
+/// A type that can encode itself into columns.
+///
+/// `Encodable` types get `encode(to:)` for free: each property goes to the
+/// column of the same name (nil as NULL); nested `Codable` values are stored
+/// as JSON text.
+public protocol EncodableRecord {
+    func encode(to container: inout PersistenceContainer) throws
+}
+
+extension EncodableRecord {
+    /// The record's columns and values.
+    public var databaseDictionary: [String: DatabaseValue] {
+        get throws {
+            let container = try persistenceContainer()
+            return Dictionary(zip(container.columns, container.values)) { first, _ in first }
+        }
+    }
+
+    func persistenceContainer() throws -> PersistenceContainer {
+        var container = PersistenceContainer()
+        try encode(to: &container)
+        return container
+    }
+}
+
+extension EncodableRecord where Self: Encodable {
+    public func encode(to container: inout PersistenceContainer) throws {
+        let encoder = RecordEncoder()
+        try encode(to: encoder)
+        container = encoder.box.container
+    }
+}
+
+/// Encodes a record into a PersistenceContainer.
+private final class RecordEncoder: Encoder {
+    final class Box { var container = PersistenceContainer() }
+    let box = Box()
+    var codingPath: [any CodingKey] { [] }
+    var userInfo: [CodingUserInfoKey: Any] { [:] }
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
+        KeyedEncodingContainer(RecordKeyedContainer(box: box))
+    }
+
+    func unkeyedContainer() -> any UnkeyedEncodingContainer {
+        preconditionFailure("a record encodes into a keyed container (one key per column)")
+    }
+
+    func singleValueContainer() -> any SingleValueEncodingContainer {
+        preconditionFailure("a record encodes into a keyed container (one key per column)")
+    }
+}
+
+private struct RecordKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
+    let box: RecordEncoder.Box
+    var codingPath: [any CodingKey] { [] }
+
+    mutating func encodeNil(forKey key: Key) throws {
+        box.container[key.stringValue] = DatabaseValue.null
+    }
+
+    mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
+        box.container[key.stringValue] = try ColumnValueEncoder.databaseValue(of: value)
+    }
+
+    // Optional properties are written as NULL rather than skipped, so that
+    // an update clears them.
+    mutating func encodeIfPresent<T: Encodable>(_ value: T?, forKey key: Key) throws {
+        if let value { try encode(value, forKey: key) } else { try encodeNil(forKey: key) }
+    }
+    mutating func encodeIfPresent(_ value: Bool?, forKey key: Key) throws { try encodeOptional(value, key) }
+    mutating func encodeIfPresent(_ value: String?, forKey key: Key) throws { try encodeOptional(value, key) }
+    mutating func encodeIfPresent(_ value: Double?, forKey key: Key) throws { try encodeOptional(value, key) }
+    mutating func encodeIfPresent(_ value: Float?, forKey key: Key) throws { try encodeOptional(value, key) }
+    mutating func encodeIfPresent(_ value: Int?, forKey key: Key) throws { try encodeOptional(value, key) }
+    mutating func encodeIfPresent(_ value: Int8?, forKey key: Key) throws { try encodeOptional(value, key) }
+    mutating func encodeIfPresent(_ value: Int16?, forKey key: Key) throws { try encodeOptional(value, key) }
+    mutating func encodeIfPresent(_ value: Int32?, forKey key: Key) throws { try encodeOptional(value, key) }
+    mutating func encodeIfPresent(_ value: Int64?, forKey key: Key) throws { try encodeOptional(value, key) }
+    mutating func encodeIfPresent(_ value: UInt?, forKey key: Key) throws { try encodeOptional(value, key) }
+    mutating func encodeIfPresent(_ value: UInt8?, forKey key: Key) throws { try encodeOptional(value, key) }
+    mutating func encodeIfPresent(_ value: UInt16?, forKey key: Key) throws { try encodeOptional(value, key) }
+    mutating func encodeIfPresent(_ value: UInt32?, forKey key: Key) throws { try encodeOptional(value, key) }
+    mutating func encodeIfPresent(_ value: UInt64?, forKey key: Key) throws { try encodeOptional(value, key) }
+
+    private mutating func encodeOptional<T: DatabaseValueConvertible>(_ value: T?, _ key: Key) throws {
+        box.container[key.stringValue] = value?.databaseValue ?? .null
+    }
+
+    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key) -> KeyedEncodingContainer<NestedKey> {
+        preconditionFailure("nested containers are stored as JSON: encode a Codable value for \(key.stringValue)")
+    }
+
+    mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
+        preconditionFailure("nested containers are stored as JSON: encode a Codable value for \(key.stringValue)")
+    }
+
+    mutating func superEncoder() -> any Encoder { preconditionFailure("superEncoder is not supported by records") }
+    mutating func superEncoder(forKey key: Key) -> any Encoder { preconditionFailure("superEncoder is not supported by records") }
+}
+
+/// The stored value of one property: DatabaseValueConvertible values as
+/// themselves, single values (raw enums) as their raw value, anything else
+/// as JSON text with sorted keys.
+enum ColumnValueEncoder {
+    static func databaseValue<T: Encodable>(of value: T) throws -> DatabaseValue {
+        if let convertible = value as? any DatabaseValueConvertible { return convertible.databaseValue }
+        let single = SingleValueCapture()
+        do {
+            try value.encode(to: single)
+            if let captured = single.value { return captured }
+        } catch is ColumnValueDecoder.NeedsJSON {}
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return DatabaseValue(storage: .string(String(decoding: try encoder.encode(value), as: UTF8.self)))
+    }
+
+    /// Captures a value encoded through a single value container.
+    private final class SingleValueCapture: Encoder, SingleValueEncodingContainer {
+        var value: DatabaseValue?
+        var codingPath: [any CodingKey] { [] }
+        var userInfo: [CodingUserInfoKey: Any] { [:] }
+
+        func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
+            KeyedEncodingContainer(Refusing<Key>())
+        }
+        func unkeyedContainer() -> any UnkeyedEncodingContainer { RefusingUnkeyed() }
+        func singleValueContainer() -> any SingleValueEncodingContainer { self }
+
+        func encodeNil() throws { value = .null }
+        func encode<T: Encodable>(_ value: T) throws { self.value = try ColumnValueEncoder.databaseValue(of: value) }
+    }
+
+    /// Containers that make the caller fall back to JSON.
+    private struct Refusing<Key: CodingKey>: KeyedEncodingContainerProtocol {
+        var codingPath: [any CodingKey] { [] }
+        mutating func encodeNil(forKey key: Key) throws { throw ColumnValueDecoder.NeedsJSON() }
+        mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws { throw ColumnValueDecoder.NeedsJSON() }
+        mutating func nestedContainer<N: CodingKey>(keyedBy keyType: N.Type, forKey key: Key) -> KeyedEncodingContainer<N> {
+            KeyedEncodingContainer(Refusing<N>())
+        }
+        mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer { RefusingUnkeyed() }
+        mutating func superEncoder() -> any Encoder { SingleValueCapture() }
+        mutating func superEncoder(forKey key: Key) -> any Encoder { SingleValueCapture() }
+    }
+
+    private struct RefusingUnkeyed: UnkeyedEncodingContainer {
+        var codingPath: [any CodingKey] { [] }
+        var count: Int { 0 }
+        mutating func encodeNil() throws { throw ColumnValueDecoder.NeedsJSON() }
+        mutating func encode<T: Encodable>(_ value: T) throws { throw ColumnValueDecoder.NeedsJSON() }
+        mutating func nestedContainer<N: CodingKey>(keyedBy keyType: N.Type) -> KeyedEncodingContainer<N> {
+            KeyedEncodingContainer(Refusing<N>())
+        }
+        mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer { RefusingUnkeyed() }
+        mutating func superEncoder() -> any Encoder { SingleValueCapture() }
+    }
+}
