@@ -32,6 +32,11 @@ extension MutablePersistableRecord {
 
     /// Inserts the record.
     public mutating func insert(_ db: Database) throws {
+        didInsert(try performInsert(db))
+    }
+
+    /// Runs the INSERT; the caller calls didInsert.
+    func performInsert(_ db: Database) throws -> InsertionSuccess {
         let container = try persistenceContainer()
         let table = Self.databaseTableName.quotedDatabaseIdentifier
         let columns = container.columns.map(\.quotedDatabaseIdentifier).joined(separator: ", ")
@@ -41,7 +46,7 @@ extension MutablePersistableRecord {
             : "INSERT INTO \(table) (\(columns)) VALUES (\(marks))"
         try db.cachedStatement(sql: sql).execute(arguments: StatementArguments(container.values))
         let rowIDColumn = try db.primaryKey(Self.databaseTableName).rowIDColumn
-        didInsert(InsertionSuccess(rowID: db.lastInsertedRowID, rowIDColumn: rowIDColumn, persistenceContainer: container))
+        return InsertionSuccess(rowID: db.lastInsertedRowID, rowIDColumn: rowIDColumn, persistenceContainer: container)
     }
 
     /// A copy of the record, inserted.
@@ -54,15 +59,15 @@ extension MutablePersistableRecord {
     /// Updates every column of the row with the record's primary key.
     /// Throws `PersistenceError.recordNotFound` when there is no such row.
     public func update(_ db: Database) throws {
-        try update(db, columns: nil)
+        try performUpdate(db, onlyColumns: nil)
     }
 
     /// Updates some columns only.
     public func update(_ db: Database, columns: some Collection<String>) throws {
-        try update(db, columns: Set(columns.map { $0.lowercased() }))
+        try performUpdate(db, onlyColumns: Set(columns.map { $0.lowercased() }))
     }
 
-    private func update(_ db: Database, columns: Set<String>?) throws {
+    private func performUpdate(_ db: Database, onlyColumns columns: Set<String>?) throws {
         let container = try persistenceContainer()
         let (condition, keyValues) = try keyCondition(db, container)
         let primaryKey = Set(try db.primaryKey(Self.databaseTableName).columns.map { $0.lowercased() })
@@ -80,11 +85,15 @@ extension MutablePersistableRecord {
 
     /// Inserts the record, or updates it when its primary key is taken.
     public mutating func save(_ db: Database) throws {
-        if try keyIsSet(db), try exists(db) {
+        if try existsForSave(db) {
             try update(db)
         } else {
             try insert(db)
         }
+    }
+
+    func existsForSave(_ db: Database) throws -> Bool {
+        try keyIsSet(db) && exists(db)
     }
 
     /// Deletes the row with the record's primary key; returns whether there was one.
@@ -133,16 +142,16 @@ extension PersistableRecord {
 
     /// Inserts the record.
     public func insert(_ db: Database) throws {
-        // The copy's insert calls didInsert, which a class conformance
-        // sees on the shared instance.
-        var copy = self
-        try copy.insert(db)
+        didInsert(try performInsert(db))
     }
 
     /// Inserts the record, or updates it when its primary key is taken.
     public func save(_ db: Database) throws {
-        var copy = self
-        try copy.save(db)
+        if try existsForSave(db) {
+            try update(db)
+        } else {
+            try insert(db)
+        }
     }
 }
 
