@@ -179,4 +179,5 @@ final class TraceBox: @unchecked Sendable {
     func append(_ sql: String) { lock.withLock { statements.append(sql) } }
     func clear() { lock.withLock { statements.removeAll() } }
     var last: String? { lock.withLock { statements.last } }
+    func allStatements() -> [String] { lock.withLock { statements } }
 }

@@ -147,7 +147,9 @@ extension DatabaseValueConvertible {
 /// let name = Column("name")
 /// let request = Player.filter(name == "Arthur").order(name)
 /// ```
-public struct Column: SQLSpecificExpressible, Sendable, Hashable {
+/// Not Equatable on purpose: `Column("a") == Column("b")` must build SQL,
+/// not compare two column names.
+public struct Column: SQLSpecificExpressible, Sendable {
     /// The column's name.
     public let name: String
 

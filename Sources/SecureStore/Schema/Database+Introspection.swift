@@ -66,3 +66,67 @@ extension String {
         "\"" + replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 }
+
+extension Database {
+    /// An index, as `PRAGMA index_list` and `index_info` describe it.
+    public struct IndexInfo: Sendable, Hashable {
+        public var name: String
+        public var columns: [String]
+        public var isUnique: Bool
+        /// "c" (CREATE INDEX), "u" (UNIQUE constraint) or "pk".
+        public var origin: String
+    }
+
+    /// The indexes of a table, automatic ones included.
+    public func indexes(on table: String) throws -> [IndexInfo] {
+        try Row.fetchAll(self, sql: "PRAGMA index_list(\(table.quotedDatabaseIdentifier))").map { row in
+            let name: String = row["name"]
+            let columns = try Row.fetchAll(self, sql: "PRAGMA index_info(\(name.quotedDatabaseIdentifier))")
+                .sorted { ($0["seqno"] as Int) < ($1["seqno"] as Int) }
+                .map { $0["name"] as String? ?? "" }
+            return IndexInfo(name: name, columns: columns, isUnique: row["unique"], origin: row["origin"] ?? "c")
+        }.sorted { $0.name < $1.name }
+    }
+
+    /// A foreign key of a table.
+    public struct ForeignKeyInfo: Sendable, Hashable {
+        public var destinationTable: String
+        /// (origin column, destination column) pairs; the destination is
+        /// nil when the key refers to the destination's primary key.
+        public var mapping: [(origin: String, destination: String?)]
+        public var onDelete: String
+        public var onUpdate: String
+
+        public static func == (lhs: ForeignKeyInfo, rhs: ForeignKeyInfo) -> Bool {
+            lhs.destinationTable == rhs.destinationTable && lhs.onDelete == rhs.onDelete && lhs.onUpdate == rhs.onUpdate
+                && lhs.mapping.map(\.origin) == rhs.mapping.map(\.origin) && lhs.mapping.map(\.destination) == rhs.mapping.map(\.destination)
+        }
+
+        public func hash(into hasher: inout Hasher) {
+            hasher.combine(destinationTable)
+            hasher.combine(mapping.map(\.origin))
+        }
+    }
+
+    /// The foreign keys of a table.
+    public func foreignKeys(on table: String) throws -> [ForeignKeyInfo] {
+        let rows = try Row.fetchAll(self, sql: "PRAGMA foreign_key_list(\(table.quotedDatabaseIdentifier))")
+        let grouped = Dictionary(grouping: rows) { $0["id"] as Int }
+        return grouped.keys.sorted().compactMap { id in
+            guard let parts = grouped[id]?.sorted(by: { ($0["seq"] as Int) < ($1["seq"] as Int) }), let first = parts.first else { return nil }
+            return ForeignKeyInfo(destinationTable: first["table"],
+                                  mapping: parts.map { ($0["from"] as String, $0["to"] as String?) },
+                                  onDelete: first["on_delete"], onUpdate: first["on_update"])
+        }
+    }
+
+    /// Throws if a row breaks a foreign key, naming the table and rowid.
+    public func checkForeignKeys() throws {
+        if let violation = try Row.fetchOne(self, sql: "PRAGMA foreign_key_check") {
+            let rowid: Int64? = violation[1]
+            throw DatabaseError(
+                resultCode: .SQLITE_CONSTRAINT_FOREIGNKEY,
+                message: "FOREIGN KEY constraint violation: table \(violation[0] as String)\(rowid.map { " (rowid \($0))" } ?? "") references a missing row of \(violation[2] as String)")
+        }
+    }
+}

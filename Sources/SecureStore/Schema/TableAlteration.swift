@@ -1,0 +1,63 @@
+/// The body of `db.alter(table:)`.
+///
+/// ```swift
+/// try db.alter(table: "player") { t in
+///     t.add(column: "email", .text)
+///     t.rename(column: "name", to: "fullName")   // a table rebuild on SQLite 3.15
+///     t.drop(column: "legacy")                   // a table rebuild on SQLite 3.15
+/// }
+/// ```
+public final class TableAlteration {
+    enum Change {
+        case add(ColumnDefinition)
+        case rename(String, String)
+        case drop(String)
+    }
+
+    let name: String
+    var changes: [Change] = []
+
+    init(name: String) { self.name = name }
+
+    /// `ALTER TABLE ... ADD COLUMN`.
+    @discardableResult
+    public func add(column name: String, _ type: Database.ColumnType? = nil) -> ColumnDefinition {
+        let column = ColumnDefinition(name: name, type: type)
+        changes.append(.add(column))
+        return column
+    }
+
+    /// Renames a column. SQLite 3.15 has no RENAME COLUMN: the table is
+    /// rebuilt, with its indexes, triggers and foreign keys.
+    public func rename(column name: String, to newName: String) {
+        changes.append(.rename(name, newName))
+    }
+
+    /// Drops a column. SQLite 3.15 has no DROP COLUMN: the table is rebuilt.
+    /// A column used by an index, a constraint or a trigger cannot be dropped.
+    public func drop(column name: String) {
+        changes.append(.drop(name))
+    }
+}
+
+extension Database {
+    /// Changes a table. Every change runs in the caller's transaction (or a
+    /// savepoint of its own), so a failure leaves the table as it was.
+    public func alter(table name: String, body: (TableAlteration) throws -> Void) throws {
+        let alteration = TableAlteration(name: name)
+        try body(alteration)
+        try inSavepoint {
+            for change in alteration.changes {
+                switch change {
+                case .add(let column):
+                    try execute(sql: "ALTER TABLE \(name.quotedDatabaseIdentifier) ADD COLUMN \(try column.sql())")
+                case let .rename(old, new):
+                    try TableRebuild(db: self, table: name).run(.rename(old, new))
+                case .drop(let column):
+                    try TableRebuild(db: self, table: name).run(.drop(column))
+                }
+            }
+            return .commit
+        }
+    }
+}
