@@ -347,3 +347,29 @@ private enum TableRecordName {
         return BrandRGDB.databaseTableName
     }
 }
+
+/// Decoding with a context: rows need more than their columns to decode.
+final class ContextDecodingTests: SecureStoreTestCase {
+    struct Currency { let symbol: String; let rate: Double }
+    struct Price {
+        let text: String
+        init(row: Row, context: Currency) throws {
+            let cents: Int = try row.decode(forColumn: "cents")
+            text = "\(context.symbol)\(Double(cents) / 100 * context.rate)"
+        }
+    }
+
+    func testDecodingWithAContext() throws {
+        let dbQueue = try makeEncryptedQueue()
+        try dbQueue.write { db in try db.execute(sql: "CREATE TABLE price (cents INTEGER); INSERT INTO price VALUES (250), (1000)") }
+        let euro = Currency(symbol: "€", rate: 2)
+        let prices = try dbQueue.read { db in
+            try Array(Row.fetchCursor(db.makeStatement(sql: "SELECT cents FROM price ORDER BY cents")).map { try Price(row: $0, context: euro) })
+        }
+        XCTAssertEqual(prices.map(\.text), ["€5.0", "€20.0"])
+        try dbQueue.write { db in try db.execute(sql: "INSERT INTO price VALUES ('bad')") }
+        XCTAssertThrowsError(try dbQueue.read { db in
+            try Array(Row.fetchCursor(db, sql: "SELECT cents FROM price").map { try Price(row: $0, context: euro) })
+        })
+    }
+}
