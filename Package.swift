@@ -20,7 +20,7 @@ let package = Package(
         .systemLibrary(
             name: "CSQLCipher",
             pkgConfig: "sqlcipher",
-            providers: [.apt(["libsqlcipher-dev"])]
+            providers: [.apt(["libsqlcipher-dev", "libssl-dev"])]
         ),
         .target(
             name: "SecureStore",

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Installs what SecureStore needs from Debian's packages, if it is missing:
-# SQLCipher's headers and library, the sqlcipher and sqlite3 CLIs (used by
+# SQLCipher's headers and library, OpenSSL's headers, the sqlcipher and sqlite3 CLIs (used by
 # the tests as independent clients), pkg-config.
 set -euo pipefail
 
 missing=()
 pkg-config --exists sqlcipher 2>/dev/null || missing+=(libsqlcipher-dev)
+# libcrypto's headers: DatabasePool derives keys with OpenSSL's PBKDF2.
+[ -f /usr/include/openssl/evp.h ] || missing+=(libssl-dev)
 command -v sqlcipher >/dev/null 2>&1 || missing+=(sqlcipher)
 command -v sqlite3 >/dev/null 2>&1 || missing+=(sqlite3)
 command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)

@@ -7,4 +7,9 @@
 #define SQLITE_HAS_CODEC 1
 #include <sqlcipher/sqlite3.h>
 
+// PBKDF2-HMAC-SHA1 from OpenSSL's libcrypto, which libsqlcipher itself uses:
+// DatabasePool derives a passphrase's key once and keys its other
+// connections with the raw key.
+#include <openssl/evp.h>
+
 #endif

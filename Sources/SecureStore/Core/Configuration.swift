@@ -37,6 +37,9 @@ public struct Configuration: Sendable {
 
     var setups: [@Sendable (Database) throws -> Void] = []
 
+    /// Set by DatabasePool: keys derived once for all its connections.
+    var keyCache: DerivedKeyCache?
+
     public init() {}
 
     /// Adds a function that runs on every new connection, before the first

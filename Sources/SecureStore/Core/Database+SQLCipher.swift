@@ -26,13 +26,25 @@ extension Database {
     }
 
     /// Gives the key of an encrypted database, as passphrase bytes.
+    ///
+    /// In a ``DatabasePool`` the passphrase is derived once per pool; the
+    /// other connections are keyed with the derived raw key.
     public func usePassphrase(_ passphrase: Data) throws {
-        try checkOpen()
         guard !passphrase.isEmpty else { throw Database.emptyKeyError() }
-        let code = passphrase.withUnsafeBytes { sqlite3_key(sqliteConnection, $0.baseAddress, CInt($0.count)) }
-        guard code == SQLITE_OK else { throw DatabaseError(connection: sqliteConnection, code: code) }
-        isKeyed = true
-        for pragma in try configuration.cipherSettings.pragmas() { try execute(sql: pragma) }
+        guard let cache = configuration.keyCache else { return try applyKey(passphrase) }
+        let iterations = configuration.cipherSettings.kdfIterations ?? 64000
+        lastPassphrase = passphrase
+        if var keyAndSalt = cache.keyAndSalt(passphrase: passphrase, path: path, iterations: iterations) {
+            defer { keyAndSalt.resetBytes(in: 0..<keyAndSalt.count) }
+            var text = try Database.rawKeyText(keyAndSalt)
+            defer { text.resetBytes(in: 0..<text.count) }
+            return try applyKey(text)
+        }
+        // A new file has no salt yet: SQLCipher derives this one.
+        lastPassphrase = passphrase
+        var effective = cache.effectivePassphrase(passphrase)
+        defer { effective.resetBytes(in: 0..<effective.count) }
+        try applyKey(effective)
     }
 
     /// Gives a raw 256-bit key (32 bytes), which skips key derivation, or 48
@@ -40,7 +52,16 @@ extension Database {
     public func useRawKey(_ key: Data) throws {
         var text = try Database.rawKeyText(key)
         defer { text.resetBytes(in: 0..<text.count) }
-        try usePassphrase(text)
+        try applyKey(text)
+    }
+
+    /// sqlite3_key, then the cipher settings, which must follow the key.
+    private func applyKey(_ key: Data) throws {
+        try checkOpen()
+        let code = key.withUnsafeBytes { sqlite3_key(sqliteConnection, $0.baseAddress, CInt($0.count)) }
+        guard code == SQLITE_OK else { throw DatabaseError(connection: sqliteConnection, code: code) }
+        isKeyed = true
+        for pragma in try configuration.cipherSettings.pragmas() { try execute(sql: pragma) }
     }
 
     /// Re-encrypts the database with a new passphrase (`sqlite3_rekey`).

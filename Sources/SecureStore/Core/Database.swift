@@ -32,6 +32,9 @@ public final class Database {
     private var statementCache: [String: Statement] = [:]
     private var busyCallbackBox: BusyCallbackBox?
     var traceBox: TraceBox?
+    /// In a pool, the passphrase `prepareDatabase` gave, so that a
+    /// passphrase change can map it to the new one.
+    var lastPassphrase: Data?
     var readOnlyDepth = 0
 
     /// The SQLite version of the library in use, e.g. 3015002 for 3.15.2.
@@ -104,6 +107,7 @@ public final class Database {
 
     deinit {
         closeConnection()
+        if var passphrase = lastPassphrase { passphrase.resetBytes(in: 0..<passphrase.count) }
     }
 
     /// Closes the connection. Later use throws "connection is closed".

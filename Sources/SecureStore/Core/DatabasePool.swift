@@ -1,0 +1,188 @@
+import Dispatch
+import Foundation
+
+/// A database in WAL mode with one writer connection and several reader
+/// connections: reads run concurrently with each other and with writes,
+/// each seeing a consistent snapshot.
+///
+/// ```swift
+/// var config = Configuration()
+/// config.prepareDatabase { db in try db.usePassphrase("secret") }
+/// let dbPool = try DatabasePool(path: "/path/to/db.sqlite", configuration: config)
+/// try dbPool.write { db in try db.execute(sql: "INSERT INTO player ...") }
+/// let count = try await dbPool.read { db in try Player.fetchCount(db) }
+/// ```
+///
+/// The passphrase's key derivation (PBKDF2, about 40 ms) is paid once per
+/// pool: the other connections are keyed with the derived raw key.
+public final class DatabasePool: DatabaseWriter {
+    private let writer: SerializedDatabase
+    private let readers: ReaderPool
+    private let keyCache: DerivedKeyCache
+
+    public var configuration: Configuration { writer.configuration }
+    public var path: String { writer.path }
+
+    /// Opens (or creates) the database and switches it to WAL mode.
+    public init(path: String, configuration: Configuration = Configuration()) throws {
+        var config = configuration
+        let cache = DerivedKeyCache()
+        config.keyCache = cache
+        // Waiting briefly for a checkpoint beats failing with SQLITE_BUSY.
+        if case .immediateError = config.busyMode { config.busyMode = .timeout(5) }
+        keyCache = cache
+        writer = try SerializedDatabase(path: path, configuration: config,
+                                        label: (configuration.label ?? "SecureStore.DatabasePool") + ".writer")
+        let mode = try writer.sync { db in try String.fetchOne(db, sql: "PRAGMA journal_mode = WAL") }
+        guard mode == "wal" else {
+            throw DatabaseError(resultCode: .SQLITE_ERROR, message: "could not switch \(path) to WAL mode (got \(mode ?? "nothing"))")
+        }
+        var readerConfig = config
+        readerConfig.readonly = true
+        readers = ReaderPool(path: path, configuration: readerConfig,
+                             maximumCount: max(1, configuration.maximumReaderCount),
+                             label: (configuration.label ?? "SecureStore.DatabasePool") + ".reader")
+    }
+
+    /// How many times the pool derived a key from a passphrase (for tests
+    /// and the benchmark: 1 for a pool of any size on an existing file).
+    var keyDerivationCount: Int { keyCache.derivationCount }
+
+    public func close() throws {
+        try readers.closeAll()
+        try writer.close()
+    }
+
+    // MARK: Reading
+
+    /// Runs `value` in a read-only transaction on a reader connection: it
+    /// sees the database as of its start, whatever writes happen meanwhile.
+    public func read<T>(_ value: (Database) throws -> T) throws -> T {
+        try readers.withReader { reader in
+            try reader.sync { db in try Self.isolatedRead(db, value) }
+        }
+    }
+
+    public func read<T: Sendable>(_ value: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        let readers = self.readers
+        return try await Task.detached {
+            try readers.withReader { reader in try reader.sync { db in try Self.isolatedRead(db, value) } }
+        }.value
+    }
+
+    public func unsafeRead<T>(_ value: (Database) throws -> T) throws -> T {
+        try readers.withReader { reader in try reader.sync(value) }
+    }
+
+    public func unsafeReentrantRead<T>(_ value: (Database) throws -> T) throws -> T {
+        try readers.withReader { reader in try reader.reentrantSync(value) }
+    }
+
+    private static func isolatedRead<T>(_ db: Database, _ value: (Database) throws -> T) throws -> T {
+        var result: T?
+        try db.inTransaction(.deferred) {
+            // A deferred transaction takes its snapshot at the first read.
+            _ = try Int.fetchOne(db, sql: "SELECT 1 FROM sqlite_master LIMIT 1")
+            result = try value(db)
+            return .commit
+        }
+        guard let result else { throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "read ended without a result") }
+        return result
+    }
+
+    // MARK: Writing
+
+    public func writeWithoutTransaction<T>(_ updates: (Database) throws -> T) throws -> T {
+        try writer.sync(updates)
+    }
+
+    public func writeWithoutTransaction<T: Sendable>(_ updates: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        try await writer.execute(updates)
+    }
+
+    /// Waits for every read to finish and blocks new ones while `updates` runs.
+    public func barrierWriteWithoutTransaction<T>(_ updates: (Database) throws -> T) throws -> T {
+        try readers.exclusively { try writer.sync(updates) }
+    }
+
+    public func barrierWriteWithoutTransaction<T: Sendable>(_ updates: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        let readers = self.readers, writer = self.writer
+        return try await Task.detached { try readers.exclusively { try writer.sync(updates) } }.value
+    }
+
+    public func unsafeReentrantWrite<T>(_ updates: (Database) throws -> T) throws -> T {
+        try writer.reentrantSync(updates)
+    }
+
+    // MARK: Keys
+
+    /// Re-encrypts the database with a new passphrase. Reads in progress
+    /// finish first and new ones wait; reader connections are then reopened
+    /// with the new key, so none reads with a stale one.
+    ///
+    /// The pool's `prepareDatabase` may keep giving the old passphrase: the
+    /// pool keys its connections with the new one. Store the new passphrase
+    /// for the next launch.
+    public func changePassphrase(_ passphrase: String) throws {
+        var new = Data(passphrase.utf8)
+        defer { new.resetBytes(in: 0..<new.count) }
+        try readers.exclusively {
+            try readers.closeAll()
+            try writer.sync { db in
+                // Fold the WAL into the main file so every page is rekeyed.
+                try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)")
+                try db.changePassphrase(new)
+                try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)")
+            }
+            if let old = try writer.sync({ db in db.lastPassphrase }) {
+                keyCache.replace(old, with: new)
+            }
+        }
+    }
+}
+
+/// Reader connections, created on demand up to a maximum.
+///
+/// `@unchecked Sendable`: `idle` is behind `lock`; the semaphore bounds the
+/// readers in use.
+final class ReaderPool: @unchecked Sendable {
+    private let path: String
+    private let configuration: Configuration
+    private let maximumCount: Int
+    private let label: String
+    private let permits: DispatchSemaphore
+    private let lock = NSLock()
+    private var idle: [SerializedDatabase] = []
+
+    init(path: String, configuration: Configuration, maximumCount: Int, label: String) {
+        self.path = path
+        self.configuration = configuration
+        self.maximumCount = maximumCount
+        self.label = label
+        permits = DispatchSemaphore(value: maximumCount)
+    }
+
+    func withReader<T>(_ body: (SerializedDatabase) throws -> T) throws -> T {
+        permits.wait()
+        defer { permits.signal() }
+        let reader = try lock.withLock { idle.popLast() } ?? SerializedDatabase(path: path, configuration: configuration, label: label)
+        defer { lock.withLock { idle.append(reader) } }
+        return try body(reader)
+    }
+
+    /// Runs `body` while no reader is in use and none can start.
+    func exclusively<T>(_ body: () throws -> T) throws -> T {
+        for _ in 0..<maximumCount { permits.wait() }
+        defer { for _ in 0..<maximumCount { permits.signal() } }
+        return try body()
+    }
+
+    /// Closes the idle readers; new reads open new ones.
+    func closeAll() throws {
+        let closing = lock.withLock { () -> [SerializedDatabase] in
+            defer { idle.removeAll() }
+            return idle
+        }
+        for reader in closing { try reader.close() }
+    }
+}

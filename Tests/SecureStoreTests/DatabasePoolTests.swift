@@ -1,0 +1,129 @@
+import Dispatch
+import Foundation
+@testable import SecureStore
+import TestSupport
+import XCTest
+
+final class DatabasePoolTests: SecureStoreTestCase {
+    private func makePool(passphrase: String = "secret", readers: Int = 4) throws -> DatabasePool {
+        var config = keyedConfiguration(passphrase: passphrase)
+        config.maximumReaderCount = readers
+        return try DatabasePool(path: path("pool.sqlite"), configuration: config)
+    }
+
+    func testWALModeAndEncryptedRoundTripWithTheCLI() throws {
+        let dbPool = try makePool()
+        try dbPool.write { db in
+            try db.execute(sql: "CREATE TABLE t (a TEXT); INSERT INTO t VALUES ('pooled')")
+        }
+        XCTAssertEqual(try dbPool.read { try String.fetchOne($0, sql: "PRAGMA journal_mode") }, "wal")
+        XCTAssertEqual(try dbPool.read { try String.fetchOne($0, sql: "SELECT a FROM t") }, "pooled")
+        try dbPool.close()
+        let cli = try CommandLineClient.sqlcipher(path("pool.sqlite"), preamble: "PRAGMA key = 'secret';", sql: "SELECT a FROM t;")
+        XCTAssertEqual(cli.stdout, "pooled\n", cli.stderr)
+        XCTAssertNotEqual(try CommandLineClient.sqlite3(path("pool.sqlite"), sql: "SELECT a FROM t;").status, 0)
+        XCTAssertThrowsError(try makePool(passphrase: "wrong")) { error in
+            XCTAssertEqual((error as? DatabaseError)?.resultCode, .SQLITE_NOTADB)
+        }
+    }
+
+    func testKeyIsDerivedOncePerPool() throws {
+        try makePool().write { db in try db.execute(sql: "CREATE TABLE t (a)") }
+        let dbPool = try makePool(readers: 5)
+        // Five readers busy at once: five connections.
+        let group = DispatchGroup()
+        let started = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
+        for _ in 0..<5 {
+            DispatchQueue.global().async(group: group) {
+                _ = try? dbPool.read { db -> Int? in
+                    started.signal()
+                    release.wait()
+                    return try Int.fetchOne(db, sql: "SELECT count(*) FROM t")
+                }
+            }
+        }
+        for _ in 0..<5 { started.wait() }
+        for _ in 0..<5 { release.signal() }
+        group.wait()
+        XCTAssertEqual(dbPool.keyDerivationCount, 1, "six connections, one PBKDF2")
+    }
+
+    func testReadsSeeASnapshotWhileAWriteIsInProgress() throws {
+        let dbPool = try makePool()
+        try dbPool.write { db in try db.execute(sql: "CREATE TABLE t (a); INSERT INTO t VALUES (1)") }
+        let inserted = DispatchSemaphore(value: 0), readDone = DispatchSemaphore(value: 0)
+        let writeDone = DispatchGroup()
+        DispatchQueue.global().async(group: writeDone) {
+            try? dbPool.write { db in
+                try db.execute(sql: "INSERT INTO t VALUES (2)")
+                inserted.signal()
+                readDone.wait()
+            }
+        }
+        inserted.wait()
+        // The write transaction is open: a concurrent read sees the old state.
+        XCTAssertEqual(try dbPool.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM t") }, 1)
+        readDone.signal()
+        writeDone.wait()
+        XCTAssertEqual(try dbPool.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM t") }, 2)
+        XCTAssertThrowsError(try dbPool.read { db in try db.execute(sql: "INSERT INTO t VALUES (3)") })
+    }
+
+    func testConcurrentWritersAndReadersMakeNoErrors() async throws {
+        let dbPool = try makePool()
+        try await dbPool.write { db in try db.execute(sql: "CREATE TABLE t (n INTEGER, pair INTEGER)") }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for writer in 0..<2 {
+                group.addTask {
+                    for n in 0..<100 {
+                        // Two rows per transaction: readers must never see one alone.
+                        try await dbPool.write { db in
+                            try db.execute(sql: "INSERT INTO t VALUES (?, 0), (?, 1)", arguments: [writer * 1000 + n, writer * 1000 + n])
+                        }
+                    }
+                }
+            }
+            for _ in 0..<8 {
+                group.addTask {
+                    for _ in 0..<50 {
+                        let count = try await dbPool.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM t") ?? -1 }
+                        XCTAssertEqual(count % 2, 0, "a half-written transaction was visible")
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        let total = try await dbPool.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM t") }
+        XCTAssertEqual(total, 400)
+    }
+
+    func testChangePassphraseKeepsReadersWorking() throws {
+        let dbPool = try makePool()
+        try dbPool.write { db in try db.execute(sql: "CREATE TABLE t (a); INSERT INTO t VALUES (1)") }
+        XCTAssertEqual(try dbPool.read { try Int.fetchOne($0, sql: "SELECT a FROM t") }, 1)
+        try dbPool.changePassphrase("rotated")
+        // Readers (re)opened after the change read with the new key.
+        XCTAssertEqual(try dbPool.read { try Int.fetchOne($0, sql: "SELECT a FROM t") }, 1)
+        try dbPool.write { db in try db.execute(sql: "INSERT INTO t VALUES (2)") }
+        XCTAssertEqual(try dbPool.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM t") }, 2)
+        try dbPool.close()
+        XCTAssertThrowsError(try makePool(passphrase: "secret"))
+        XCTAssertEqual(try makePool(passphrase: "rotated").read { try Int.fetchOne($0, sql: "SELECT count(*) FROM t") }, 2)
+        let cli = try CommandLineClient.sqlcipher(path("pool.sqlite"), preamble: "PRAGMA key = 'rotated';", sql: "SELECT count(*) FROM t;")
+        XCTAssertEqual(cli.stdout, "2\n", cli.stderr)
+    }
+
+    func testMigratorAndRecordsWorkOnAPool() throws {
+        let dbPool = try makePool()
+        let migrator = ZaloraMigrations.swiftMigrator()
+        try migrator.migrate(dbPool)
+        XCTAssertEqual(try dbPool.read { try migrator.appliedMigrations($0) }, migrator.migrations)
+        try dbPool.write { db in
+            try db.execute(sql: "INSERT INTO brandRGDB (brandId, name, language) VALUES ('b1', 'One', 'en')")
+        }
+        XCTAssertEqual(try dbPool.read { try Row.fetchOne($0, sql: "SELECT name FROM brandRGDB") }, ["name": "One"])
+        try migrator.rollback(dbPool, to: "Zalora-v1")
+        XCTAssertEqual(try dbPool.read { try migrator.appliedMigrations($0) }, ["Zalora-v1"])
+        XCTAssertEqual(try dbPool.read { try String.fetchOne($0, sql: "SELECT keywords FROM brandRGDB") }, nil)
+    }
+}
