@@ -9,6 +9,9 @@ let package = Package(
         // around a DatabaseMigrator registered in Swift.
         .library(name: "MigrateToolKit", targets: ["MigrateToolKit"]),
         .executable(name: "migrate-tool", targets: ["migrate-tool"]),
+        // The raw C API, for the benchmark's floor (Benchmarks/). The
+        // library itself calls it only from Sources/SecureStore/Core.
+        .library(name: "CSQLCipher", targets: ["CSQLCipher"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),

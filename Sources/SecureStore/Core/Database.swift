@@ -30,6 +30,7 @@ public final class Database {
 
     var isClosed = false
     private var statementCache: [String: Statement] = [:]
+    let schemaCache = SchemaCache()
     private var busyCallbackBox: BusyCallbackBox?
     var traceBox: TraceBox?
     /// In a pool, the passphrase `prepareDatabase` gave, so that a
@@ -72,6 +73,7 @@ public final class Database {
 
     private func setUp(checksKey: Bool) throws {
         sqlite3_extended_result_codes(sqliteConnection, 1)
+        installSchemaAuthorizer()
         try setUpBusyMode()
         do {
             for setup in configuration.setups { try setup(self) }
@@ -114,6 +116,7 @@ public final class Database {
     func close() throws {
         guard !isClosed else { return }
         statementCache.removeAll()
+        schemaCache.clear()
         let code = sqlite3_close_v2(sqliteConnection)
         isClosed = true
         if code != SQLITE_OK { throw DatabaseError(connection: nil, code: code) }
@@ -122,6 +125,7 @@ public final class Database {
     private func closeConnection() {
         guard !isClosed else { return }
         statementCache.removeAll()
+        schemaCache.clear()
         // close_v2 defers the close while statements are alive elsewhere.
         sqlite3_close_v2(sqliteConnection)
         isClosed = true
@@ -157,6 +161,7 @@ public final class Database {
         return try sql.withCString { text in
             var handle: OpaquePointer?
             var tail: UnsafePointer<CChar>?
+            schemaCache.effectOfPreparedStatement = .none
             let code = sqlite3_prepare_v2(sqliteConnection, text, -1, &handle, &tail)
             guard code == SQLITE_OK else {
                 throw DatabaseError(connection: sqliteConnection, code: code, sql: sql)
@@ -194,8 +199,14 @@ public final class Database {
     }
 
     private func makeStatement(_ handle: OpaquePointer, sql: String) -> Statement {
-        Statement(sqliteStatement: handle, sql: sql,
-                  publicStatementArguments: configuration.publicStatementArguments)
+        let statement = Statement(sqliteStatement: handle, sql: sql,
+                                  publicStatementArguments: configuration.publicStatementArguments)
+        let effect = schemaCache.effectOfPreparedStatement
+        if effect != .none {
+            statement.schemaEffect = effect
+            statement.schemaCache = schemaCache
+        }
+        return statement
     }
 
     /// True if `text` holds more than white space and comments.
@@ -244,6 +255,7 @@ public final class Database {
             while let start = next, start.pointee != 0 {
                 let offset = text.distance(to: start)
                 var handle: OpaquePointer?
+                schemaCache.effectOfPreparedStatement = .none
                 let code = sqlite3_prepare_v2(sqliteConnection, start, -1, &handle, &next)
                 guard code == SQLITE_OK else {
                     let error = DatabaseError(connection: sqliteConnection, code: code, sql: String(cString: start),

@@ -15,6 +15,7 @@ final class StatementStepper {
     init(statement: Statement, arguments: StatementArguments?) throws {
         self.statement = statement
         if let arguments { try statement.setArguments(arguments) } else { statement.reset() }
+        statement.forgetColumnCount()
     }
 
     deinit {

@@ -94,17 +94,13 @@ public final class Row {
         (0..<count).contains { !hasNull(atIndex: $0) }
     }
 
+    @usableFromInline
     func index(forColumn name: String) -> Int? {
         switch storage {
         case .statement(let statement):
             return statement.index(ofColumn: name)
         case .values(let names, _):
-            if let exact = names.firstIndex(of: name),
-               names.firstIndex(where: { $0.caseInsensitiveCompare(name) == .orderedSame }) == exact {
-                return exact
-            }
-            let lowercased = name.lowercased()
-            return names.firstIndex { $0.lowercased() == lowercased }
+            return names.firstIndex { $0.isEqualIgnoringCase(name) }
         }
     }
 
@@ -186,15 +182,49 @@ public final class Row {
         Row.valueOrTrap { try decode(Value.self, atIndex: index) }
     }
 
+    // The fast-path subscripts are inlinable so that they are specialized
+    // in the caller's module: unspecialized, the runtime looks up generic
+    // metadata for every column of every row.
+    @inlinable
     public subscript<Value: DatabaseValueConvertible & StatementColumnConvertible>(_ index: Int) -> Value {
-        Row.valueOrTrap { try decode(Value.self, atIndex: index) }
+        if let handle = nonNullColumnHandle(atIndex: index),
+           let value = Value(sqliteStatement: handle, index: CInt(index)) {
+            return value
+        }
+        return valueOrTrap(Value.self, atIndex: index)
     }
 
     public subscript<Value: DatabaseValueConvertible>(_ columnName: String) -> Value {
         Row.valueOrTrap { try decode(Value.self, forColumn: columnName) }
     }
 
+    @inlinable
     public subscript<Value: DatabaseValueConvertible & StatementColumnConvertible>(_ columnName: String) -> Value {
+        if let index = index(forColumn: columnName),
+           let handle = nonNullColumnHandle(atIndex: index),
+           let value = Value(sqliteStatement: handle, index: CInt(index)) {
+            return value
+        }
+        return valueOrTrap(Value.self, forColumn: columnName)
+    }
+
+    /// The statement of a row that reads straight from SQLite, when column
+    /// `index` exists and is not NULL; nil sends the caller to the slow
+    /// path (which also reports errors).
+    @usableFromInline
+    func nonNullColumnHandle(atIndex index: Int) -> SQLiteStatement? {
+        guard case .statement(let statement) = storage, index >= 0, index < statement.columnCount else { return nil }
+        let handle = statement.sqliteStatement
+        return sqlite3_column_type(handle, CInt(index)) == SQLITE_NULL ? nil : handle
+    }
+
+    @usableFromInline
+    func valueOrTrap<Value: DatabaseValueConvertible & StatementColumnConvertible>(_ type: Value.Type, atIndex index: Int) -> Value {
+        Row.valueOrTrap { try decode(Value.self, atIndex: index) }
+    }
+
+    @usableFromInline
+    func valueOrTrap<Value: DatabaseValueConvertible & StatementColumnConvertible>(_ type: Value.Type, forColumn columnName: String) -> Value {
         Row.valueOrTrap { try decode(Value.self, forColumn: columnName) }
     }
 

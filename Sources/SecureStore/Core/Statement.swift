@@ -23,6 +23,11 @@ public final class Statement {
 
     let publicStatementArguments: Bool
 
+    /// Set for statements that begin or end transactions or change the
+    /// schema: running them invalidates the connection's schema cache.
+    var schemaEffect = SchemaCache.Effect.none
+    var schemaCache: SchemaCache?
+
     init(sqliteStatement: SQLiteStatement, sql: String, publicStatementArguments: Bool) {
         self.sqliteStatement = sqliteStatement
         self.sql = sql
@@ -36,7 +41,18 @@ public final class Statement {
     // MARK: Columns
 
     /// The number of columns in the rows this statement produces.
-    public var columnCount: Int { Int(sqlite3_column_count(sqliteStatement)) }
+    public var columnCount: Int {
+        // Asked for every column of every row: cached for one fetch. A
+        // schema change can re-prepare `SELECT *` with another count, so
+        // each new fetch forgets it.
+        if let count = cachedColumnCount { return count }
+        let count = Int(sqlite3_column_count(sqliteStatement))
+        cachedColumnCount = count
+        return count
+    }
+    private var cachedColumnCount: Int?
+
+    func forgetColumnCount() { cachedColumnCount = nil }
 
     /// The names of the columns in the rows this statement produces.
     public private(set) lazy var columnNames: [String] = (0..<CInt(columnCount)).map(columnName(at:))
@@ -65,9 +81,22 @@ public final class Statement {
         return indexes
     }()
 
+    /// For each column: true when no column to its left has the same name
+    /// ignoring case (so that an exact match is the answer).
+    private lazy var isLeftmostOfItsName: [Bool] = columnNames.indices.map { exactIndexes[columnNames[$0]] == $0 }
+
     /// The index of the leftmost column with this name, ignoring case.
     public func index(ofColumn name: String) -> Int? {
-        exactIndexes[name] ?? caseInsensitiveIndexes[name.lowercased()]
+        // A few columns are scanned faster than a name is hashed; this runs
+        // for every property of every decoded record.
+        let names = columnNames
+        if names.count <= 16 {
+            for index in names.indices where names[index] == name {
+                if isLeftmostOfItsName[index] { return index }
+                break
+            }
+        }
+        return exactIndexes[name] ?? caseInsensitiveIndexes[name.lowercased()]
     }
 
     /// True if the statement does not write to the database.
@@ -116,19 +145,40 @@ public final class Statement {
         reporting arguments: StatementArguments
     ) throws {
         sqlite3_reset(sqliteStatement)
-        sqlite3_clear_bindings(sqliteStatement)
+        let count = parameterCount
+        if named.isEmpty, positional.count >= count {
+            // The hot path: positional values only.
+            var position = positional.startIndex
+            for index in 0..<count {
+                let code = bind(positional[position], at: CInt(index + 1))
+                position += 1
+                if code != SQLITE_OK {
+                    sqlite3_clear_bindings(sqliteStatement)
+                    throw DatabaseError(connection: sqlite3_db_handle(sqliteStatement), code: code,
+                                        sql: sql, arguments: arguments,
+                                        publicStatementArguments: publicStatementArguments)
+                }
+            }
+            positional = positional[position...]
+            self.arguments = arguments
+            return
+        }
         do {
-            for index in stride(from: CInt(1), through: CInt(parameterCount), by: 1) {
+            for index in stride(from: CInt(1), through: CInt(count), by: 1) {
                 let value: DatabaseValue
-                if let name = parameterName(at: index), let namedValue = named[name] {
+                // Without named values, skip the name lookup (the hot path
+                // of inserts).
+                if !named.isEmpty, let name = parameterName(at: index), let namedValue = named[name] {
                     value = namedValue
                 } else if let next = positional.popFirst() {
                     value = next
                 } else {
+                    sqlite3_clear_bindings(sqliteStatement)
                     throw missingArgument(at: index, arguments)
                 }
                 let code = bind(value, at: index)
                 if code != SQLITE_OK {
+                    sqlite3_clear_bindings(sqliteStatement)
                     throw DatabaseError(connection: sqlite3_db_handle(sqliteStatement), code: code,
                                         sql: sql, arguments: arguments,
                                         publicStatementArguments: publicStatementArguments)
@@ -190,10 +240,22 @@ public final class Statement {
         while try step() {}
     }
 
+    /// Runs the statement with exactly these positional values (records'
+    /// INSERT and UPDATE statements).
+    func execute(values: [DatabaseValue]) throws {
+        var positional = values[...]
+        let arguments = StatementArguments(values: values)
+        try bind(&positional, named: [:], reporting: arguments)
+        if !positional.isEmpty { throw wrongArgumentCount(arguments) }
+        defer { sqlite3_reset(sqliteStatement) }
+        while try step() {}
+    }
+
     /// Advances to the next row: true if a row is available, false when the
     /// statement is done.
     @discardableResult
     public func step() throws -> Bool {
+        if let schemaCache { schemaCache.statementWillRun(schemaEffect) }
         switch sqlite3_step(sqliteStatement) {
         case SQLITE_ROW:
             return true

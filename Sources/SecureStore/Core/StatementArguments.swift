@@ -21,6 +21,11 @@ public struct StatementArguments: Hashable, Sendable {
         namedValues = [:]
     }
 
+    init(values: [DatabaseValue]) {
+        self.values = values
+        namedValues = [:]
+    }
+
     /// Positional arguments.
     public init(_ sequence: some Sequence<(any DatabaseValueConvertible)?>) {
         values = sequence.map { $0?.databaseValue ?? .null }
@@ -82,7 +87,15 @@ public struct StatementArguments: Hashable, Sendable {
 
 extension StatementArguments: ExpressibleByArrayLiteral {
     public init(arrayLiteral elements: (any DatabaseValueConvertible)?...) {
-        self.init(elements)
+        // A plain loop: `map` over existentials copies each one twice.
+        var values: [DatabaseValue] = []
+        values.reserveCapacity(elements.count)
+        elements.withUnsafeBufferPointer { buffer in
+            for index in buffer.indices {
+                values.append(buffer[index]?.databaseValue ?? .null)
+            }
+        }
+        self.init(values: values)
     }
 }
 

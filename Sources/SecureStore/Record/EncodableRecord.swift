@@ -7,6 +7,11 @@ public struct PersistenceContainer: Sendable {
 
     public init() {}
 
+    init(capacity: Int) {
+        columns.reserveCapacity(capacity)
+        values.reserveCapacity(capacity)
+    }
+
     /// The value of a column (case-insensitive); setting a new column
     /// appends it.
     public subscript(_ column: String) -> (any DatabaseValueConvertible)? {
@@ -20,8 +25,18 @@ public struct PersistenceContainer: Sendable {
         }
     }
 
+    /// Sets a column's value; a new column is appended.
+    mutating func set(_ value: DatabaseValue, forColumn column: String) {
+        if let index = index(of: column) {
+            values[index] = value
+        } else {
+            columns.append(column)
+            values.append(value)
+        }
+    }
+
     func index(of column: String) -> Int? {
-        columns.firstIndex { $0.caseInsensitiveCompare(column) == .orderedSame }
+        columns.firstIndex { $0.isEqualIgnoringCase(column) }
     }
 
     func databaseValue(_ column: String) -> DatabaseValue? {
@@ -64,7 +79,7 @@ extension EncodableRecord where Self: Encodable {
 
 /// Encodes a record into a PersistenceContainer.
 private final class RecordEncoder: Encoder {
-    final class Box { var container = PersistenceContainer() }
+    final class Box { var container = PersistenceContainer(capacity: 16) }
     let box = Box()
     var codingPath: [any CodingKey] { [] }
     var userInfo: [CodingUserInfoKey: Any] { [:] }
@@ -87,12 +102,26 @@ private struct RecordKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProto
     var codingPath: [any CodingKey] { [] }
 
     mutating func encodeNil(forKey key: Key) throws {
-        box.container[key.stringValue] = DatabaseValue.null
+        box.container.set(.null, forColumn: key.stringValue)
     }
 
     mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
-        box.container[key.stringValue] = try ColumnValueEncoder.databaseValue(of: value)
+        box.container.set(try ColumnValueEncoder.databaseValue(of: value), forColumn: key.stringValue)
     }
+
+    // The common types skip the dynamic cast of the generic method.
+    mutating func encode(_ value: Bool, forKey key: Key) throws { box.container.set(value.databaseValue, forColumn: key.stringValue) }
+    mutating func encode(_ value: String, forKey key: Key) throws { box.container.set(value.databaseValue, forColumn: key.stringValue) }
+    mutating func encode(_ value: Double, forKey key: Key) throws { box.container.set(value.databaseValue, forColumn: key.stringValue) }
+    mutating func encode(_ value: Float, forKey key: Key) throws { box.container.set(value.databaseValue, forColumn: key.stringValue) }
+    mutating func encode(_ value: Int, forKey key: Key) throws { box.container.set(value.databaseValue, forColumn: key.stringValue) }
+    mutating func encode(_ value: Int8, forKey key: Key) throws { box.container.set(value.databaseValue, forColumn: key.stringValue) }
+    mutating func encode(_ value: Int16, forKey key: Key) throws { box.container.set(value.databaseValue, forColumn: key.stringValue) }
+    mutating func encode(_ value: Int32, forKey key: Key) throws { box.container.set(value.databaseValue, forColumn: key.stringValue) }
+    mutating func encode(_ value: Int64, forKey key: Key) throws { box.container.set(value.databaseValue, forColumn: key.stringValue) }
+    mutating func encode(_ value: UInt8, forKey key: Key) throws { box.container.set(value.databaseValue, forColumn: key.stringValue) }
+    mutating func encode(_ value: UInt16, forKey key: Key) throws { box.container.set(value.databaseValue, forColumn: key.stringValue) }
+    mutating func encode(_ value: UInt32, forKey key: Key) throws { box.container.set(value.databaseValue, forColumn: key.stringValue) }
 
     // Optional properties are written as NULL rather than skipped, so that
     // an update clears them.
@@ -115,7 +144,7 @@ private struct RecordKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProto
     mutating func encodeIfPresent(_ value: UInt64?, forKey key: Key) throws { try encodeOptional(value, key) }
 
     private mutating func encodeOptional<T: DatabaseValueConvertible>(_ value: T?, _ key: Key) throws {
-        box.container[key.stringValue] = value?.databaseValue ?? .null
+        box.container.set(value?.databaseValue ?? .null, forColumn: key.stringValue)
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key) -> KeyedEncodingContainer<NestedKey> {

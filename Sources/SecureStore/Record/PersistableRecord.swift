@@ -38,14 +38,10 @@ extension MutablePersistableRecord {
     /// Runs the INSERT; the caller calls didInsert.
     func performInsert(_ db: Database) throws -> InsertionSuccess {
         let container = try persistenceContainer()
-        let table = Self.databaseTableName.quotedDatabaseIdentifier
-        let columns = container.columns.map(\.quotedDatabaseIdentifier).joined(separator: ", ")
-        let marks = Array(repeating: "?", count: container.columns.count).joined(separator: ",")
-        let sql = container.columns.isEmpty
-            ? "INSERT INTO \(table) DEFAULT VALUES"
-            : "INSERT INTO \(table) (\(columns)) VALUES (\(marks))"
-        try db.cachedStatement(sql: sql).execute(arguments: StatementArguments(container.values))
-        let rowIDColumn = try db.primaryKey(Self.databaseTableName).rowIDColumn
+        let table = Self.databaseTableName
+        let insert = try db.cachedInsert(for: Self.self, table: table, columns: container.columns)
+        try insert.statement.execute(values: container.values)
+        let rowIDColumn = insert.rowIDColumn
         return InsertionSuccess(rowID: db.lastInsertedRowID, rowIDColumn: rowIDColumn, persistenceContainer: container)
     }
 

@@ -17,7 +17,7 @@ public protocol TableRecord {
 }
 
 extension TableRecord {
-    public static var databaseTableName: String { defaultTableName(for: "\(Self.self)") }
+    public static var databaseTableName: String { DefaultTableNames.shared.name(for: Self.self) }
 
     public static var databaseSelection: [any SQLSelectable] { [SQLSelection.allColumns] }
 
@@ -116,4 +116,23 @@ extension TableRecord where Self: Identifiable, ID: DatabaseValueConvertible {
     public static func exists(_ db: Database, id: ID) throws -> Bool { try exists(db, key: id) }
     @discardableResult
     public static func deleteOne(_ db: Database, id: ID) throws -> Bool { try deleteOne(db, key: id) }
+}
+
+/// Default table names by type: describing a type is slow, and records ask
+/// for their table name on every insert.
+final class DefaultTableNames: @unchecked Sendable {
+    static let shared = DefaultTableNames()
+    // Guarded by `lock`.
+    private var names: [ObjectIdentifier: String] = [:]
+    private let lock = NSLock()
+
+    func name<T: TableRecord>(for type: T.Type) -> String {
+        let key = ObjectIdentifier(type)
+        lock.lock()
+        defer { lock.unlock() }
+        if let name = names[key] { return name }
+        let name = T.defaultTableName(for: "\(type)")
+        names[key] = name
+        return name
+    }
 }

@@ -26,6 +26,15 @@ extension Database {
 
     /// The columns of a table, in order. A missing table is an error.
     public func columns(in table: String) throws -> [ColumnInfo] {
+        try validateSchemaCache()
+        let key = table.lowercased()
+        if let columns = schemaCache.columns[key] { return columns }
+        let columns = try uncachedColumns(in: table)
+        schemaCache.columns[key] = columns
+        return columns
+    }
+
+    private func uncachedColumns(in table: String) throws -> [ColumnInfo] {
         let rows = try Row.fetchAll(self, sql: "PRAGMA table_info(\(table.quotedDatabaseIdentifier))")
         guard !rows.isEmpty else {
             throw DatabaseError(resultCode: .SQLITE_ERROR, message: "no such table: \(table)")
@@ -47,6 +56,15 @@ extension Database {
 
     /// The primary key of a table.
     public func primaryKey(_ table: String) throws -> PrimaryKeyInfo {
+        try validateSchemaCache()
+        let key = table.lowercased()
+        if let primaryKey = schemaCache.primaryKeys[key] { return primaryKey }
+        let primaryKey = try uncachedPrimaryKey(table)
+        schemaCache.primaryKeys[key] = primaryKey
+        return primaryKey
+    }
+
+    private func uncachedPrimaryKey(_ table: String) throws -> PrimaryKeyInfo {
         let keyColumns = try columns(in: table).filter { $0.primaryKeyIndex > 0 }.sorted { $0.primaryKeyIndex < $1.primaryKeyIndex }
         guard !keyColumns.isEmpty else { return PrimaryKeyInfo(columns: ["rowid"], rowIDColumn: "rowid") }
         let isRowID = keyColumns.count == 1 && keyColumns[0].type.uppercased() == "INTEGER"

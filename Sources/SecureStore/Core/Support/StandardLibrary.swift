@@ -38,11 +38,31 @@ extension StatementColumnConvertible where Self: FixedWidthInteger {
     }
 }
 
-extension Int: DatabaseValueConvertible, StatementColumnConvertible {}
+extension Int: DatabaseValueConvertible, StatementColumnConvertible {
+    // Concrete versions of the generic integer path: the generic one is not
+    // specialized across modules, and costs several times more per column.
+    public init?(sqliteStatement: SQLiteStatement, index: CInt) {
+        guard let value = Int64(sqliteStatement: sqliteStatement, index: index) else { return nil }
+        self = Int(value)
+    }
+}
 extension Int8: DatabaseValueConvertible, StatementColumnConvertible {}
 extension Int16: DatabaseValueConvertible, StatementColumnConvertible {}
 extension Int32: DatabaseValueConvertible, StatementColumnConvertible {}
-extension Int64: DatabaseValueConvertible, StatementColumnConvertible {}
+extension Int64: DatabaseValueConvertible, StatementColumnConvertible {
+    @inline(__always)
+    public init?(sqliteStatement: SQLiteStatement, index: CInt) {
+        switch sqlite3_column_type(sqliteStatement, index) {
+        case SQLITE_INTEGER:
+            self = sqlite3_column_int64(sqliteStatement, index)
+        case SQLITE_FLOAT:
+            guard let value = Int64(exactly: sqlite3_column_double(sqliteStatement, index)) else { return nil }
+            self = value
+        default:
+            return nil
+        }
+    }
+}
 extension UInt: DatabaseValueConvertible, StatementColumnConvertible {}
 extension UInt8: DatabaseValueConvertible, StatementColumnConvertible {}
 extension UInt16: DatabaseValueConvertible, StatementColumnConvertible {}
@@ -94,7 +114,15 @@ extension StatementColumnConvertible where Self: BinaryFloatingPoint {
     }
 }
 
-extension Double: DatabaseValueConvertible, StatementColumnConvertible {}
+extension Double: DatabaseValueConvertible, StatementColumnConvertible {
+    @inline(__always)
+    public init?(sqliteStatement: SQLiteStatement, index: CInt) {
+        switch sqlite3_column_type(sqliteStatement, index) {
+        case SQLITE_INTEGER, SQLITE_FLOAT: self = sqlite3_column_double(sqliteStatement, index)
+        default: return nil
+        }
+    }
+}
 extension Float: DatabaseValueConvertible, StatementColumnConvertible {}
 
 // MARK: String

@@ -1,0 +1,79 @@
+import Foundation
+
+// securestore-benchmark [--rows N] [--rounds R] [--only TEXT]
+//
+// Measures W1-W4 (see BENCHMARKS.md) in one process, rounds interleaved,
+// and prints medians with their ratio to the raw-C floor of the same run.
+// Lines starting with "RESULT\t" are for scripts/bench.sh.
+
+var rows = 100_000
+var rounds = 7
+var only: [String] = []
+var arguments = CommandLine.arguments.dropFirst().makeIterator()
+while let argument = arguments.next() {
+    switch argument {
+    case "--rows": rows = Int(arguments.next() ?? "") ?? rows
+    case "--rounds": rounds = Int(arguments.next() ?? "") ?? rounds
+    case "--only": only.append(arguments.next() ?? "")
+    default:
+        FileHandle.standardError.write(Data("usage: securestore-benchmark [--rows N] [--rounds R] [--only TEXT]...\n".utf8))
+        exit(64)
+    }
+}
+
+/// The issue's targets, as the highest ratio to the floor.
+let targets: [String: Double] = [
+    "W1 insert|Codable record": 2.0,
+    "W1 insert|statement": 1.2,
+    "W2 fetch|Decodable record": 1.5,
+    "W2 fetch|Row": 1.2,
+    "W4 rekey|changePassphrase": 1.1,
+]
+
+func log(_ text: String) { FileHandle.standardError.write(Data("\(text)\n".utf8)) }
+
+let scratch = try makeScratchDirectory()
+defer { try? FileManager.default.removeItem(at: scratch) }
+let workloads = Workloads(scratch: scratch, items: makeItems(count: rows))
+var cases: [Case] = []
+for mode in [Mode.encrypted, Mode.plaintext] {
+    cases += workloads.insertCases(mode: mode)
+    cases += try workloads.fetchCases(mode: mode)
+    cases += try workloads.openCases(mode: mode)
+}
+cases += try workloads.rekeyCases()
+if !only.isEmpty {
+    cases = cases.filter { item in only.contains { key(item).localizedCaseInsensitiveContains($0) } }
+}
+log("\(cases.count) cases, \(rows) rows, \(rounds) rounds")
+let samples = try runInterleaved(cases, rounds: rounds, log: log)
+
+func pad(_ text: String, _ width: Int) -> String {
+    text.count >= width ? text : text + String(repeating: " ", count: width - text.count)
+}
+func format(_ value: Double, _ digits: Int) -> String { String(format: "%.\(digits)f", value) }
+
+print(pad("workload", 11) + pad("mode", 10) + pad("variant", 28) + pad("median ms", 11) + pad("ratio", 7) + "target")
+var misses = 0
+for item in cases {
+    let value = median(samples[key(item)] ?? [])
+    let floorKey = "\(item.workload)|\(item.mode)|\(item.floor)"
+    let floorValue = median(samples[floorKey] ?? [])
+    let ratio = value / floorValue
+    var verdict = ""
+    if let target = targets["\(item.workload)|\(item.variant)"] {
+        let met = ratio <= target
+        if !met { misses += 1 }
+        verdict = "<= \(format(target, 1))x " + (met ? "met" : "MISSED")
+    }
+    print(pad(item.workload, 11) + pad(item.mode, 10) + pad(item.variant, 28)
+          + pad(format(value * 1000, 2), 11) + pad(floorValue.isNaN ? "-" : format(ratio, 2) + "x", 7) + verdict)
+    print("RESULT\tsecurestore\t\(item.workload)\t\(item.mode)\t\(item.variant)\t\(value * 1000)\t\(floorValue * 1000)")
+}
+// The pool's promise: its 2nd..Nth connection costs under 5 % of the first.
+if let first = samples["W3 open|encrypted|passphrase"], let reader = samples["W3 open|encrypted|pool reader N"] {
+    let share = median(reader) / median(first)
+    if share >= 0.05 { misses += 1 }
+    print("pool reader N / passphrase open (encrypted): \(format(share * 100, 1)) % (target < 5 %) \(share < 0.05 ? "met" : "MISSED")")
+}
+print("samples per figure: \(rounds); targets missed: \(misses)")

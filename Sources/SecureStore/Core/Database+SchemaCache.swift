@@ -1,0 +1,111 @@
+internal import CSQLCipher
+
+/// What the connection knows of the schema (table columns, primary keys,
+/// the INSERT statements of record types), so that inserting a record does
+/// not query `PRAGMA table_info` every time.
+///
+/// The cache is dropped whenever the schema may have changed:
+/// - a statement of this connection that changes the schema (CREATE, DROP,
+///   ALTER, ATTACH...) runs: SQLite's authorizer tells which statements do
+///   when they are prepared;
+/// - another connection changed it: `PRAGMA schema_version` is compared
+///   once per transaction (a transaction statement marks the cache for a
+///   check) and before every use outside a transaction.
+final class SchemaCache {
+    var version: Int32?
+    var needsCheck = true
+    var columns: [String: [Database.ColumnInfo]] = [:]
+    var primaryKeys: [String: Database.PrimaryKeyInfo] = [:]
+    /// The INSERT statements of record types (the last column list used).
+    var inserts: [ObjectIdentifier: CachedInsert] = [:]
+    /// What the statement being prepared does to the schema, from the
+    /// authorizer.
+    var effectOfPreparedStatement = Effect.none
+
+    enum Effect: Int {
+        case none = 0
+        /// BEGIN, COMMIT, ROLLBACK, SAVEPOINT, RELEASE.
+        case transaction
+        /// CREATE, DROP, ALTER, ATTACH, DETACH...
+        case schemaChange
+    }
+
+    func clear() {
+        columns.removeAll()
+        primaryKeys.removeAll()
+        inserts.removeAll()
+        version = nil
+        needsCheck = true
+    }
+
+    /// Called when a statement with an effect runs.
+    func statementWillRun(_ effect: Effect) {
+        switch effect {
+        case .none: break
+        case .transaction: needsCheck = true
+        case .schemaChange: clear()
+        }
+    }
+}
+
+/// The INSERT of a record type, for one list of columns.
+struct CachedInsert {
+    var columns: [String]
+    var statement: Statement
+    /// The table's INTEGER PRIMARY KEY column, if any.
+    var rowIDColumn: String?
+}
+
+extension Database {
+    /// Installs the authorizer that classifies statements as they are
+    /// prepared. It allows everything.
+    func installSchemaAuthorizer() {
+        let context = Unmanaged.passUnretained(schemaCache).toOpaque()
+        sqlite3_set_authorizer(sqliteConnection, { context, action, _, _, _, _ in
+            guard let context else { return SQLITE_OK }
+            let cache = Unmanaged<SchemaCache>.fromOpaque(context).takeUnretainedValue()
+            switch action {
+            case SQLITE_CREATE_INDEX...SQLITE_DROP_VIEW, SQLITE_ALTER_TABLE, SQLITE_CREATE_VTABLE,
+                 SQLITE_DROP_VTABLE, SQLITE_ATTACH, SQLITE_DETACH:
+                cache.effectOfPreparedStatement = .schemaChange
+            case SQLITE_TRANSACTION, SQLITE_SAVEPOINT:
+                if cache.effectOfPreparedStatement == .none { cache.effectOfPreparedStatement = .transaction }
+            default:
+                break
+            }
+            return SQLITE_OK
+        }, context)
+    }
+
+    /// Drops the cache if another connection changed the schema since it
+    /// was filled. Inside a transaction this reads the schema version once.
+    func validateSchemaCache() throws {
+        let inTransaction = sqlite3_get_autocommit(sqliteConnection) == 0
+        guard schemaCache.needsCheck || !inTransaction else { return }
+        let statement = try cachedStatement(sql: "PRAGMA schema_version")
+        defer { statement.reset() }
+        guard try statement.step() else { return }
+        let version = sqlite3_column_int(statement.sqliteStatement, 0)
+        if version != schemaCache.version {
+            schemaCache.clear()
+            schemaCache.version = version
+        }
+        schemaCache.needsCheck = !inTransaction
+    }
+
+    /// The prepared INSERT of a record type for these columns, and the
+    /// table's rowid column.
+    func cachedInsert(for type: Any.Type, table: String, columns: [String]) throws -> CachedInsert {
+        try validateSchemaCache()
+        let key = ObjectIdentifier(type)
+        if let cached = schemaCache.inserts[key], cached.columns == columns { return cached }
+        let quotedTable = table.quotedDatabaseIdentifier
+        let sql = columns.isEmpty
+            ? "INSERT INTO \(quotedTable) DEFAULT VALUES"
+            : "INSERT INTO \(quotedTable) (\(columns.map(\.quotedDatabaseIdentifier).joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ",")))"
+        let cached = CachedInsert(columns: columns, statement: try makeStatement(sql: sql),
+                                  rowIDColumn: try primaryKey(table).rowIDColumn)
+        schemaCache.inserts[key] = cached
+        return cached
+    }
+}
