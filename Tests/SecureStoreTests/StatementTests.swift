@@ -96,6 +96,33 @@ final class StatementTests: SecureStoreTestCase {
         }
     }
 
+    /// Text and blobs are bound without a copy while `execute` runs; any
+    /// later use of the statement must see the same values again.
+    func testArgumentsOutliveInPlaceBinding() throws {
+        let text = String(repeating: "long text, not a small string ", count: 8)
+        let blob = Data((0..<200).map { UInt8($0) })
+        try dbQueue.write { db in
+            try db.execute(sql: "CREATE TABLE pair (t TEXT, b BLOB)")
+            let insert = try db.makeStatement(sql: "INSERT INTO pair (t, b) VALUES (?, ?)")
+            try insert.execute(arguments: [text, blob])
+            try insert.execute() // the previous arguments, again
+            let rows = try Row.fetchAll(db, sql: "SELECT t, b FROM pair")
+            XCTAssertEqual(rows.count, 2)
+            for row in rows {
+                XCTAssertEqual(row["t"] as String, text)
+                XCTAssertEqual(row["b"] as Data, blob)
+            }
+            let select = try db.makeStatement(sql: "SELECT ? || '!'")
+            try select.execute(arguments: [text])
+            XCTAssertEqual(try String.fetchOne(select), text + "!")
+            XCTAssertTrue(try select.step())
+            XCTAssertEqual(try String.fetchOne(db, sql: "SELECT ?", arguments: [text]), text)
+            // Empty text and blobs are values, not NULL.
+            try insert.execute(arguments: ["", Data()])
+            XCTAssertEqual(try Int.fetchOne(db, sql: "SELECT count(*) FROM pair WHERE t = '' AND b = x''"), 1)
+        }
+    }
+
     func testCachedStatementsAreReused() throws {
         try dbQueue.write { db in
             let first = try db.cachedStatement(sql: "SELECT name FROM player")
