@@ -32,8 +32,14 @@ final class LifecycleCommandTests: MigrateToolTestCase {
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.contains("securestore-tmp") }
         XCTAssertEqual(leftovers, [])
 
-        // Encrypting an encrypted file is refused.
-        XCTAssertEqual(try tool(["encrypt", path("plain.db"), "--key-file", keys]).status, 65)
+        // A retry of a finished encrypt succeeds with nothing to do; with
+        // another key the file is refused, unchanged.
+        let before = try sha256OfFile(path("plain.db"))
+        let again = try tool(["encrypt", path("plain.db"), "--key-file", keys])
+        XCTAssertEqual(again.status, 0, again.stderr)
+        XCTAssertTrue(again.stdout.contains("already encrypted with this key"), again.stdout)
+        XCTAssertEqual(try tool(["encrypt", path("plain.db"), "--key-env", "K"], environment: ["K": "another key"]).status, 65)
+        XCTAssertEqual(try sha256OfFile(path("plain.db")), before)
     }
 
     func testEncryptToOutputAndKeepPlaintext() throws {

@@ -29,11 +29,17 @@ extension MigrateToolCommand {
                 }
                 let destination = output ?? source
                 if let output { try CipherRun.checkOutputIsNew(output) }
-                guard Database.hasPlaintextHeader(path: source) || !FileManager.default.fileExists(atPath: source) else {
-                    throw ToolError(.notADatabase, "\(source) is not a plaintext SQLite database (already encrypted, or not a database)")
-                }
+                let isPlaintext = Database.hasPlaintextHeader(path: source) || !FileManager.default.fileExists(atPath: source)
                 return try CipherRun.run("encrypt", file: source, output: destination, json: outputOptions.json,
                                          lockTimeout: lock.seconds, access: output == nil ? .write : .read) { progress in
+                    guard isPlaintext else {
+                        // A retry of an in-place encrypt that finished: the
+                        // key opens the file, so there is nothing to do.
+                        if output == nil, let summary = try? Cipher.summary(at: source, key: key.key) {
+                            throw AlreadyDone(summary: summary, note: "already encrypted with this key; nothing to do")
+                        }
+                        throw ToolError(.notADatabase, "\(source) is not a plaintext SQLite database (already encrypted, or not a database)")
+                    }
                     var kept: String?
                     if output == nil && keepPlaintext {
                         // A hard link keeps the original inode when the

@@ -22,7 +22,16 @@ extension MigrateToolCommand {
                 let next = try newKey.resolve(current: current)
                 return try CipherRun.run("rekey", file: database, output: database, json: outputOptions.json,
                                          lockTimeout: lock.seconds, access: .write) { progress in
-                    (try Cipher.rekey(at: database, from: current.key, to: next.key, progress: progress), nil)
+                    do {
+                        return (try Cipher.rekey(at: database, from: current.key, to: next.key, progress: progress), nil)
+                    } catch let error as DatabaseError where error.resultCode == .SQLITE_NOTADB {
+                        // A retry after a rekey that finished (or was killed
+                        // after its rename): the new key opens the file.
+                        if let summary = try? Cipher.summary(at: database, key: next.key) {
+                            throw AlreadyDone(summary: summary, note: "already re-keyed: the new key opens it; nothing to do")
+                        }
+                        throw error
+                    }
                 }
             }
         }

@@ -17,6 +17,9 @@ extension MigrateToolCommand {
         @Option(name: .long, help: "Roll back this many migrations.")
         var steps: Int?
 
+        @Flag(name: .long, help: "Roll back every applied migration (succeeds with nothing to do when none is).")
+        var all = false
+
         @Flag(name: .customLong("dry-run"), help: "Print what would be rolled back; change nothing.")
         var dryRun = false
 
@@ -31,7 +34,9 @@ extension MigrateToolCommand {
 
         func validate() throws {
             guard !databases.isEmpty else { throw ValidationError("Give at least one database file.") }
-            guard (target == nil) != (steps == nil) else { throw ValidationError("Give exactly one of --to and --steps.") }
+            guard [target != nil, steps != nil, all].filter({ $0 }).count == 1 else {
+                throw ValidationError("Give exactly one of --to, --steps and --all.")
+            }
             if let steps, steps < 1 { throw ValidationError("--steps must be 1 or more.") }
         }
 
@@ -40,7 +45,7 @@ extension MigrateToolCommand {
                 let progress = ProgressDisplay(json: output.json)
                 // Without migrations, every down step comes from the database.
                 let migrator = try migrations.migrator(required: false) ?? DatabaseMigrator()
-                let request: MigrationJob.Request = target.map { .rollbackTo($0) } ?? .rollbackSteps(steps ?? 1)
+                let request: MigrationJob.Request = all ? .rollbackAll : target.map { .rollbackTo($0) } ?? .rollbackSteps(steps ?? 1)
                 let job = MigrationJob(key: try key.resolve(), migrator: migrator, request: request,
                                        lockTimeout: lock.seconds, dryRun: dryRun, force: true,
                                        makesBackup: !noBackup, logger: Output.logger(verbose: output.verbose),

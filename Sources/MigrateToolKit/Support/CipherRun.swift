@@ -9,6 +9,16 @@ struct CipherReport: Codable {
     var rowCounts: [String: Int]
     var userVersion: Int
     var backup: String?
+    /// Set when there was nothing to do (a retry after an interrupted or
+    /// finished run): "already encrypted with this key".
+    var note: String?
+}
+
+/// Thrown by a command's body when the file is already in the state asked
+/// for, so that a deploy script's retry succeeds without manual steps.
+struct AlreadyDone: Error {
+    var summary: Cipher.ExportSummary?
+    var note: String
 }
 
 /// Shared steps of the encryption commands: file checks, the lock, a
@@ -32,16 +42,18 @@ enum CipherRun {
         defer { withExtendedLifetime(lock) {} }
         let display = ProgressDisplay(json: json)
         defer { display.finish() }
-        let (summary, backup): (Cipher.ExportSummary?, String?)
+        var (summary, backup, note): (Cipher.ExportSummary?, String?, String?)
         do {
             (summary, backup) = try body { fraction in display.show("\(operation) \(file): \(Int(fraction * 100))%") }
+        } catch let done as AlreadyDone {
+            (summary, note) = (done.summary, done.note)
         } catch {
             throw ErrorMapping.toolError(error, file: file)
         }
         display.finish()
         let report = CipherReport(file: file, operation: operation, output: output,
                                   rowCounts: summary?.rowCounts ?? [:], userVersion: summary?.userVersion ?? 0,
-                                  backup: backup)
+                                  backup: backup, note: note)
         if json {
             Output.json(report)
         } else {
@@ -50,6 +62,7 @@ enum CipherRun {
             if output != file { text += " -> \(output)" }
             if summary != nil { text += " (\(report.rowCounts.count) table(s), \(rows) row(s), user_version \(report.userVersion), verified)" }
             if let backup { text += " (backup: \(backup))" }
+            if let note { text += ": \(note)" }
             Output.line(text)
         }
         return .success

@@ -21,12 +21,16 @@ enum FileCopy {
         return target
     }
 
+    /// The copy is written as `<target>.partial` and renamed when whole:
+    /// a killed run never leaves a file that looks like a finished backup.
     static func copy(_ source: String, to target: String) throws {
         guard let input = FileHandle(forReadingAtPath: source) else {
             throw ToolError(.ioError, "\(source): cannot read for backup")
         }
         defer { try? input.close() }
-        let descriptor = open(target, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        removeStalePartialCopies(of: source)
+        let partial = target + partialSuffix
+        let descriptor = open(partial, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else {
             throw ToolError(.ioError, "\(target): cannot create the backup (\(String(cString: strerror(errno))))")
         }
@@ -37,9 +41,26 @@ enum FileCopy {
             }
             try output.synchronize()
             try output.close()
+            guard rename(partial, target) == 0 else {
+                throw ToolError(.ioError, "cannot rename \(partial) to \(target): \(String(cString: strerror(errno)))")
+            }
         } catch {
-            try? FileManager.default.removeItem(atPath: target)
+            try? FileManager.default.removeItem(atPath: partial)
             throw ToolError(.ioError, "\(target): backup failed (\(error))")
+        }
+    }
+
+    static let partialSuffix = ".partial"
+
+    /// Removes `<path>.*.backup.partial` files of killed runs (the caller
+    /// holds the database's lock, so no other run is writing one).
+    static func removeStalePartialCopies(of path: String) {
+        let url = URL(fileURLWithPath: path)
+        let folder = url.deletingLastPathComponent().path
+        let prefix = url.lastPathComponent + "."
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+        where name.hasPrefix(prefix) && name.hasSuffix(".backup" + partialSuffix) {
+            try? FileManager.default.removeItem(atPath: folder + "/" + name)
         }
     }
 }

@@ -9,6 +9,8 @@ struct MigrationJob: Sendable {
         case apply(upTo: String?)
         case rollbackTo(String)
         case rollbackSteps(Int)
+        /// Every applied migration; nothing to do when none is.
+        case rollbackAll
     }
 
     var key: DatabaseKey?
@@ -59,6 +61,7 @@ struct MigrationJob: Sendable {
         case .apply(let target): return try migrator.plan(db, upTo: target)
         case .rollbackTo(let target): return try migrator.plan(db, rollbackTo: target)
         case .rollbackSteps(let steps): return try migrator.plan(db, rollbackSteps: steps)
+        case .rollbackAll: return try migrator.plan(db, rollbackSteps: migrator.history(db).count)
         }
     }
 
@@ -97,7 +100,7 @@ struct MigrationJob: Sendable {
         switch request {
         case .apply(let target):
             try migrator.migrate(dbQueue, upTo: target, progress: report)
-        case .rollbackTo, .rollbackSteps:
+        case .rollbackTo, .rollbackSteps, .rollbackAll:
             try migrator.rollback(dbQueue, progress: report) { db in try makePlan(db) }
         }
     }

@@ -71,6 +71,18 @@ extension Cipher {
         return actual
     }
 
+    /// Opens a file read-only with `key` and summarizes it; throws
+    /// `SQLITE_NOTADB` when the key does not open it.
+    public static func summary(at path: String, key: CipherKey?) throws -> ExportSummary {
+        let db = try Database(path: path, configuration: key?.configuration(readonly: true) ?? {
+            var config = Configuration()
+            config.readonly = true
+            return config
+        }())
+        defer { try? db.close() }
+        return try summary(db)
+    }
+
     /// Row counts and user_version of every table, migration history included.
     public static func summary(_ db: Database) throws -> ExportSummary {
         let tables = try String.fetchAll(db, sql: """
@@ -140,7 +152,7 @@ extension Cipher {
         }
     }
 
-    private static func removeFileAndJournal(_ path: String) {
+    static func removeFileAndJournal(_ path: String) {
         for suffix in ["", "-journal", "-wal", "-shm"] {
             try? FileManager.default.removeItem(atPath: path + suffix)
         }

@@ -12,10 +12,24 @@ extension Cipher {
         guard FileManager.default.fileExists(atPath: path) else {
             throw DatabaseError(resultCode: .SQLITE_CANTOPEN, message: "\(path): no such file")
         }
+        // cipher_migrate rewrites the file it is given. It works on a copy
+        // beside the file, renamed over it once verified: a crash at any
+        // moment leaves either the old file or the upgraded one, and the
+        // next run removes the copy.
+        removeStaleTemporaryFiles(for: path)
+        let temporary = temporaryPath(for: path)
+        var succeeded = false
+        defer {
+            if !succeeded {
+                removeFileAndJournal(temporary)
+                removeFileAndJournal(temporary + "-migrated")
+            }
+        }
+        try FileManager.default.copyItem(atPath: path, toPath: temporary)
         // No custom settings: cipher_migrate tries the old formats itself,
         // and writes SQLCipher 3's defaults.
         let plainKey = CipherKey(material: key.material)
-        let db = try Database(path: path, configuration: plainKey.configuration(), checksKey: false)
+        let db = try Database(path: temporary, configuration: plainKey.configuration(), checksKey: false)
         let outcome = try String.fetchOne(db, sql: "PRAGMA cipher_migrate")
         try db.close()
         guard outcome == "0" else {
@@ -23,8 +37,11 @@ extension Cipher {
                 resultCode: .SQLITE_NOTADB,
                 message: "\(path) was not upgraded: the key is wrong, or the file is not a SQLCipher 1.x/2.x database (a SQLCipher 4 file cannot be read by SQLCipher 3). The file is unchanged")
         }
-        let check = try Database(path: path, configuration: plainKey.configuration(readonly: true))
+        let check = try Database(path: temporary, configuration: plainKey.configuration(readonly: true))
         try check.close()
+        try fsync(path: temporary)
+        try renameAtomically(temporary, to: path)
+        succeeded = true
     }
 
     /// The result of ``verify(at:key:)``.

@@ -1,0 +1,116 @@
+import Foundation
+import TestSupport
+import XCTest
+
+/// What an independent client (the `sqlcipher` or `sqlite3` CLI) sees in a
+/// crash-test database: enough to tell one whole migration state from
+/// another, and from anything in between.
+struct DatabaseState: Equatable, CustomStringConvertible {
+    /// `type|name` of every schema object but SQLite's own.
+    var objects: [String]
+    /// The columns of `item`, in order.
+    var itemColumns: [String]
+    /// Row counts of `item` and, when it exists, `archive`.
+    var rowCounts: [String: Int]
+    /// Applied migrations, in order (empty without a history table).
+    var history: [String]
+
+    var description: String {
+        "objects \(objects), item columns \(itemColumns), rows \(rowCounts.sorted { $0.key < $1.key }), history \(history)"
+    }
+}
+
+/// Reading states and running the tool for the crash harness.
+enum CrashHarness {
+    /// How a client opens a file: the CLI, and the PRAGMAs before any read.
+    struct Opener {
+        var label: String
+        var client: String
+        var preamble: String
+
+        static func key(_ key: String, settings: String = "", label: String) -> Opener {
+            Opener(label: label, client: "/usr/bin/sqlcipher", preamble: "PRAGMA key = '\(key)';\(settings)")
+        }
+
+        static let plaintext = Opener(label: "plaintext", client: "/usr/bin/sqlite3", preamble: "")
+    }
+
+    /// The state of a file, or nil when this opener cannot read it. A file
+    /// that opens but fails the integrity check is a test failure.
+    static func state(of path: String, with opener: Opener,
+                      file: StaticString = #filePath, line: UInt = #line) throws -> DatabaseState? {
+        let first = try CommandLineClient.run(opener.client, ["-batch", path], stdin: """
+            \(opener.preamble)
+            PRAGMA integrity_check;
+            SELECT 'object|' || type || '|' || name FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' ORDER BY name;
+            PRAGMA table_info(item);
+            SELECT 'rows|item|' || count(*) FROM item;
+
+            """)
+        guard first.status == 0 else { return nil }
+        let lines = first.stdout.split(separator: "\n").map(String.init)
+        XCTAssertEqual(lines.first, "ok", "\(path) opened with \(opener.label) fails the integrity check", file: file, line: line)
+        var state = DatabaseState(objects: [], itemColumns: [], rowCounts: [:], history: [])
+        for line in lines.dropFirst() {
+            let fields = line.split(separator: "|", omittingEmptySubsequences: false).map(String.init)
+            if fields.first == "object" {
+                state.objects.append(fields.dropFirst().joined(separator: "|"))
+            } else if fields.first == "rows" {
+                state.rowCounts[fields[1]] = Int(fields[2])
+            } else if fields.count >= 2, Int(fields[0]) != nil {
+                state.itemColumns.append(fields[1])
+            }
+        }
+        var more = ""
+        if state.objects.contains("table|archive") { more += "SELECT 'rows|archive|' || count(*) FROM archive;\n" }
+        if state.objects.contains("table|securestore_migrations") {
+            more += "SELECT 'history|' || identifier FROM securestore_migrations ORDER BY applied_order;\n"
+        }
+        if !more.isEmpty {
+            let second = try CommandLineClient.run(opener.client, ["-batch", path], stdin: opener.preamble + "\n" + more)
+            XCTAssertEqual(second.status, 0, second.stderr, file: file, line: line)
+            for line in second.stdout.split(separator: "\n") {
+                let fields = line.split(separator: "|").map(String.init)
+                if fields.first == "rows", fields.count == 3 { state.rowCounts[fields[1]] = Int(fields[2]) }
+                if fields.first == "history", fields.count == 2 { state.history.append(fields[1]) }
+            }
+        }
+        return state
+    }
+
+    /// The names of files in `directory` whose bytes contain `canary`.
+    static func files(in directory: URL, containing canary: String) throws -> [String] {
+        let needle = Data(canary.utf8)
+        return try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted().filter { name in
+            var isDirectory: ObjCBool = false
+            let url = directory.appendingPathComponent(name)
+            guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), !isDirectory.boolValue else { return false }
+            let data = try Data(contentsOf: url, options: .alwaysMapped)
+            return data.range(of: needle) != nil
+        }
+    }
+
+    /// Starts the tool and kills it with SIGKILL after `delay` seconds.
+    /// Returns true when the kill landed (the tool was still running).
+    static func runAndKill(_ executable: URL, _ arguments: [String], environment: [String: String], after delay: Double) throws -> Bool {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        Thread.sleep(forTimeInterval: delay)
+        let landed = process.isRunning
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        return landed && process.terminationReason == .uncaughtSignal
+    }
+
+    /// Seconds an uninterrupted run takes.
+    static func timedRun(_ executable: URL, _ arguments: [String], environment: [String: String]) throws -> (Double, CommandLineClient.Result) {
+        let start = Date()
+        let result = try CommandLineClient.run(executable.path, arguments, environment: environment)
+        return (Date().timeIntervalSince(start), result)
+    }
+}

@@ -1,0 +1,248 @@
+import Foundation
+import TestSupport
+import XCTest
+
+/// The crash harness: `migrate-tool` apply, rollback, rekey, encrypt and
+/// upgrade on files of about 57 MB, killed with SIGKILL at random moments.
+/// After each kill an independent client checks that the file opens (for
+/// rekey and upgrade: in exactly one of its two forms), passes the
+/// integrity check, holds one whole state (the before or after of some
+/// step, never between) with every row, and that no file in the folder
+/// holds plaintext; then the same command, run again, finishes the job
+/// without manual steps and without waiting for a stuck lock.
+///
+/// Kills per operation: `SECURESTORE_CRASH_KILLS` (10 by default, as in
+/// CI; RELIABILITY.md gives the command for 100).
+final class CrashHarnessTests: MigrateToolTestCase {
+    private static let kills = Int(ProcessInfo.processInfo.environment["SECURESTORE_CRASH_KILLS"] ?? "") ?? 10
+    /// 50,000 rows of about 1 KB: 57 MB.
+    private static let rows = 50_000
+    private static let canary = "PLAINTEXT-CANARY"
+    private let oldKey = "crash harness key"
+    private let newKey = "crash harness next key"
+    private let legacySettings = " PRAGMA kdf_iter = 4000;"
+
+    private var tool: URL { Self.productsDirectory.appendingPathComponent("migrate-tool") }
+    private var environment: [String: String] { ["OLD_KEY": oldKey, "NEW_KEY": newKey] }
+    private var trialFile: String { path("trial.db") }
+
+    // MARK: Seeds
+
+    private func seed(_ name: String, opener: CrashHarness.Opener) throws -> String {
+        let file = path("seed-" + name)
+        let made = try CommandLineClient.run(opener.client, ["-batch", file], stdin: """
+            \(opener.preamble)
+            CREATE TABLE item (id INTEGER PRIMARY KEY, payload TEXT);
+            WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < \(Self.rows))
+            INSERT INTO item SELECT i, '\(Self.canary)-' || hex(randomblob(480)) FROM n;
+
+            """)
+        XCTAssertEqual(made.status, 0, made.stderr)
+        let size = try XCTUnwrap(FileManager.default.attributesOfItem(atPath: file)[.size] as? Int)
+        XCTAssertGreaterThanOrEqual(size, 50_000_000, "the harness runs on files of at least 50 MB")
+        return file
+    }
+
+    /// Three migrations that each rewrite much of the file.
+    private func writeMigrations() throws -> String {
+        let folder = directory.appendingPathComponent("migrations")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let files = [
+            "0001_checksum.up.sql": "ALTER TABLE item ADD COLUMN checksum INTEGER;\nUPDATE item SET checksum = length(payload) + id;\n",
+            "0001_checksum.down.sql": """
+                CREATE TABLE item_old (id INTEGER PRIMARY KEY, payload TEXT);
+                INSERT INTO item_old SELECT id, payload FROM item;
+                DROP TABLE item;
+                ALTER TABLE item_old RENAME TO item;
+
+                """,
+            "0002_index.up.sql": "CREATE INDEX item_checksum ON item(checksum);\n",
+            "0002_index.down.sql": "DROP INDEX item_checksum;\n",
+            "0003_archive.up.sql": "CREATE TABLE archive AS SELECT id, payload FROM item WHERE id % 2 = 0;\n",
+            "0003_archive.down.sql": "DROP TABLE archive;\n",
+        ]
+        for (name, sql) in files { try sql.write(to: folder.appendingPathComponent(name), atomically: true, encoding: .utf8) }
+        return folder.path
+    }
+
+    // MARK: The loop
+
+    /// Runs `kills` trials: copy the seed, start the command, kill it at a
+    /// random moment within an uninterrupted run's duration, `check`, run
+    /// the command again, `checkRecovered`. Returns the outcomes counted.
+    private func trials(
+        _ name: String, seed: String, arguments: [String],
+        check: (_ trial: Int) throws -> String,
+        checkRecovered: (_ trial: Int) throws -> Void
+    ) throws -> [String: Int] {
+        try FileManager.default.copyItem(atPath: seed, toPath: trialFile)
+        let (duration, first) = try CrashHarness.timedRun(tool, arguments, environment: environment)
+        XCTAssertEqual(first.status, 0, "an uninterrupted \(name): \(first.stderr)")
+        var outcomes: [String: Int] = [:]
+        var landed = 0
+        for trial in 0..<Self.kills {
+            try clearTrialFiles()
+            try FileManager.default.copyItem(atPath: seed, toPath: trialFile)
+            if try CrashHarness.runAndKill(tool, arguments, environment: environment,
+                                          after: Double.random(in: 0...duration)) {
+                landed += 1
+            }
+            outcomes[try check(trial), default: 0] += 1
+            // The next run recovers; a lock held by the dead process would
+            // make it exit 75 after a second.
+            let again = try CommandLineClient.run(tool.path, arguments + ["--lock-timeout", "1"], environment: environment)
+            XCTAssertEqual(again.status, 0, "\(name) trial \(trial): the next run did not recover: \(again.stderr)")
+            try checkRecovered(trial)
+        }
+        try clearTrialFiles()
+        let summary = "\(name): \(Self.kills) kills (\(landed) while running, uncaught by the tool), outcomes \(outcomes.sorted { $0.key < $1.key })"
+        print(summary)
+        try? (summary + "\n").appendLine(to: ProcessInfo.processInfo.environment["SECURESTORE_CRASH_REPORT"])
+        return outcomes
+    }
+
+    private func clearTrialFiles() throws {
+        for name in try FileManager.default.contentsOfDirectory(atPath: directory.path) where name.hasPrefix("trial.db") || name.hasPrefix(".trial.db") {
+            try FileManager.default.removeItem(atPath: path(name))
+        }
+    }
+
+    /// No file of the trial (database, journal, backups, temporary files)
+    /// holds the plaintext canary, except `allowed`.
+    private func assertNoPlaintext(except allowed: Set<String> = [], _ trial: Int, _ name: String) throws {
+        let trialFiles = try CrashHarness.files(in: directory, containing: Self.canary)
+            .filter { $0.hasPrefix("trial.db") || $0.hasPrefix(".trial.db") }
+        XCTAssertEqual(Set(trialFiles).subtracting(allowed), [], "\(name) trial \(trial): plaintext left in these files")
+    }
+
+    // MARK: Operations
+
+    func testApplyKilledAtRandom() throws {
+        let migrations = try writeMigrations()
+        let seed = try seed("apply.db", opener: .key(oldKey, label: "key"))
+        let opener = CrashHarness.Opener.key(oldKey, label: "key")
+        // The state before and after each step, from uninterrupted runs.
+        var states = [try XCTUnwrap(CrashHarness.state(of: seed, with: opener))]
+        try FileManager.default.copyItem(atPath: seed, toPath: path("steps.db"))
+        for target in ["checksum", "index", "archive"] {
+            let step = try tool(["apply", path("steps.db"), "--migrations", migrations, "--key-env", "OLD_KEY", "--to", target, "--no-backup"],
+                                environment: environment)
+            XCTAssertEqual(step.status, 0, step.stderr)
+            states.append(try XCTUnwrap(CrashHarness.state(of: path("steps.db"), with: opener)))
+        }
+        XCTAssertEqual(states[3].history, ["checksum", "index", "archive"])
+        XCTAssertEqual(states[3].rowCounts, ["item": Self.rows, "archive": Self.rows / 2])
+
+        let outcomes = try trials("apply", seed: seed,
+                                  arguments: ["apply", trialFile, "--migrations", migrations, "--key-env", "OLD_KEY"]) { trial in
+            let state = try XCTUnwrap(CrashHarness.state(of: trialFile, with: opener), "apply trial \(trial): the key no longer opens the file")
+            let index = states.firstIndex(of: state)
+            XCTAssertNotNil(index, "apply trial \(trial): a state between steps: \(state)")
+            try assertNoPlaintext(trial, "apply")
+            return "after \(index ?? -1) of 3 steps"
+        } checkRecovered: { trial in
+            XCTAssertEqual(try CrashHarness.state(of: trialFile, with: opener), states[3], "apply trial \(trial)")
+        }
+        XCTAssertEqual(outcomes.values.reduce(0, +), Self.kills)
+    }
+
+    func testRollbackKilledAtRandom() throws {
+        let migrations = try writeMigrations()
+        let base = try seed("rollback-base.db", opener: .key(oldKey, label: "key"))
+        let opener = CrashHarness.Opener.key(oldKey, label: "key")
+        let seed = path("seed-rollback.db")
+        try FileManager.default.copyItem(atPath: base, toPath: seed)
+        let applied = try tool(["apply", seed, "--migrations", migrations, "--key-env", "OLD_KEY", "--no-backup"], environment: environment)
+        XCTAssertEqual(applied.status, 0, applied.stderr)
+        var states = [try XCTUnwrap(CrashHarness.state(of: seed, with: opener))]
+        try FileManager.default.copyItem(atPath: seed, toPath: path("steps.db"))
+        for _ in 0..<3 {
+            let step = try tool(["rollback", path("steps.db"), "--migrations", migrations, "--key-env", "OLD_KEY", "--steps", "1", "--no-backup"],
+                                environment: environment)
+            XCTAssertEqual(step.status, 0, step.stderr)
+            states.append(try XCTUnwrap(CrashHarness.state(of: path("steps.db"), with: opener)))
+        }
+        XCTAssertEqual(states[3].history, [])
+        XCTAssertEqual(states[3].itemColumns, ["id", "payload"])
+
+        let outcomes = try trials("rollback", seed: seed,
+                                  arguments: ["rollback", trialFile, "--migrations", migrations, "--key-env", "OLD_KEY", "--all"]) { trial in
+            let state = try XCTUnwrap(CrashHarness.state(of: trialFile, with: opener), "rollback trial \(trial): the key no longer opens the file")
+            let index = states.firstIndex(of: state)
+            XCTAssertNotNil(index, "rollback trial \(trial): a state between steps: \(state)")
+            try assertNoPlaintext(trial, "rollback")
+            return "after \(index ?? -1) of 3 steps"
+        } checkRecovered: { trial in
+            XCTAssertEqual(try CrashHarness.state(of: trialFile, with: opener), states[3], "rollback trial \(trial)")
+        }
+        XCTAssertEqual(outcomes.values.reduce(0, +), Self.kills)
+    }
+
+    func testRekeyKilledAtRandom() throws {
+        let seed = try seed("rekey.db", opener: .key(oldKey, label: "old key"))
+        let old = CrashHarness.Opener.key(oldKey, label: "old key"), new = CrashHarness.Opener.key(newKey, label: "new key")
+        let expected = try XCTUnwrap(CrashHarness.state(of: seed, with: old))
+        let outcomes = try trials("rekey", seed: seed, arguments: ["rekey", trialFile, "--key-env", "OLD_KEY", "--new-key-env", "NEW_KEY"]) { trial in
+            let withOld = try CrashHarness.state(of: trialFile, with: old)
+            let withNew = try CrashHarness.state(of: trialFile, with: new)
+            XCTAssertTrue((withOld == nil) != (withNew == nil), "rekey trial \(trial): exactly one key must open the file")
+            XCTAssertEqual(withOld ?? withNew, expected, "rekey trial \(trial)")
+            try assertNoPlaintext(trial, "rekey")
+            return withOld != nil ? "old key opens" : "new key opens"
+        } checkRecovered: { trial in
+            XCTAssertNil(try CrashHarness.state(of: trialFile, with: old), "rekey trial \(trial)")
+            XCTAssertEqual(try CrashHarness.state(of: trialFile, with: new), expected, "rekey trial \(trial)")
+        }
+        XCTAssertEqual(outcomes.values.reduce(0, +), Self.kills)
+    }
+
+    func testEncryptKilledAtRandom() throws {
+        let seed = try seed("encrypt.db", opener: .plaintext)
+        let key = CrashHarness.Opener.key(oldKey, label: "key")
+        let expected = try XCTUnwrap(CrashHarness.state(of: seed, with: .plaintext))
+        let outcomes = try trials("encrypt", seed: seed, arguments: ["encrypt", trialFile, "--key-env", "OLD_KEY"]) { trial in
+            let plaintext = try CrashHarness.state(of: trialFile, with: .plaintext)
+            let encrypted = try CrashHarness.state(of: trialFile, with: key)
+            XCTAssertTrue((plaintext == nil) != (encrypted == nil), "encrypt trial \(trial): the file must be plaintext or encrypted")
+            XCTAssertEqual(plaintext ?? encrypted, expected, "encrypt trial \(trial)")
+            // Only the original may still be plaintext: never a temporary file.
+            try assertNoPlaintext(except: plaintext != nil ? ["trial.db"] : [], trial, "encrypt")
+            return plaintext != nil ? "still plaintext" : "encrypted"
+        } checkRecovered: { trial in
+            XCTAssertNil(try CrashHarness.state(of: trialFile, with: .plaintext), "encrypt trial \(trial)")
+            XCTAssertEqual(try CrashHarness.state(of: trialFile, with: key), expected, "encrypt trial \(trial)")
+            try assertNoPlaintext(trial, "encrypt, recovered")
+        }
+        XCTAssertEqual(outcomes.values.reduce(0, +), Self.kills)
+    }
+
+    func testUpgradeKilledAtRandom() throws {
+        let legacy = CrashHarness.Opener.key(oldKey, settings: legacySettings, label: "SQLCipher 2 settings")
+        let current = CrashHarness.Opener.key(oldKey, label: "SQLCipher 3 settings")
+        let seed = try seed("upgrade.db", opener: legacy)
+        let expected = try XCTUnwrap(CrashHarness.state(of: seed, with: legacy))
+        let outcomes = try trials("upgrade", seed: seed, arguments: ["upgrade", trialFile, "--key-env", "OLD_KEY"]) { trial in
+            let old = try CrashHarness.state(of: trialFile, with: legacy)
+            let upgraded = try CrashHarness.state(of: trialFile, with: current)
+            XCTAssertTrue((old == nil) != (upgraded == nil), "upgrade trial \(trial): the file must be in exactly one format")
+            XCTAssertEqual(old ?? upgraded, expected, "upgrade trial \(trial)")
+            try assertNoPlaintext(trial, "upgrade")
+            return old != nil ? "old format" : "upgraded"
+        } checkRecovered: { trial in
+            XCTAssertEqual(try CrashHarness.state(of: trialFile, with: current), expected, "upgrade trial \(trial)")
+        }
+        XCTAssertEqual(outcomes.values.reduce(0, +), Self.kills)
+    }
+}
+
+private extension String {
+    /// Appends to a report file when one is named (the long documented run).
+    func appendLine(to path: String?) throws {
+        guard let path else { return }
+        if !FileManager.default.fileExists(atPath: path) { FileManager.default.createFile(atPath: path, contents: nil) }
+        let handle = try XCTUnwrap(FileHandle(forWritingAtPath: path))
+        defer { try? handle.close() }
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data(utf8))
+    }
+}
