@@ -50,3 +50,16 @@ public func sha256OfFile(_ path: String) throws -> String {
     guard result.status == 0 else { throw CocoaError(.fileReadUnknown) }
     return String(result.stdout.prefix(64))
 }
+
+/// SHA-256 of several files by one `sha256sum` run, by path.
+public func sha256OfFiles(_ paths: [String]) throws -> [String: String] {
+    guard !paths.isEmpty else { return [:] }
+    let result = try CommandLineClient.run("/usr/bin/sha256sum", ["--"] + paths)
+    guard result.status == 0 else { throw CocoaError(.fileReadUnknown) }
+    var hashes: [String: String] = [:]
+    for line in result.stdout.split(separator: "\n") {
+        // "<64 hex>  <path>"
+        hashes[String(line.dropFirst(66))] = String(line.prefix(64))
+    }
+    return hashes
+}

@@ -38,7 +38,7 @@ extension MigrateToolCommand {
                         if output == nil, let summary = try? Cipher.summary(at: source, key: key.key) {
                             throw AlreadyDone(summary: summary, note: "already encrypted with this key; nothing to do")
                         }
-                        throw ToolError(.notADatabase, "\(source) is not a plaintext SQLite database (already encrypted, or not a database)")
+                        throw ToolError(.notADatabase, "\(source) is not a plaintext SQLite file, and the given key does not open it: the key is wrong, or the file is not a database, or it needs other cipher settings (SQLCipher 4 files cannot be read by SQLCipher 3)")
                     }
                     var kept: String?
                     if output == nil && keepPlaintext {

@@ -91,6 +91,11 @@ extension MigrateToolCommand {
                 let report: Cipher.VerifyReport
                 do {
                     report = try Cipher.verify(at: database, key: key?.key)
+                } catch let error as DatabaseError where error.resultCode == .SQLITE_CORRUPT {
+                    // The key opened the file but its structure is broken
+                    // (a truncated file): damaged, not "not a database".
+                    let message = ErrorMapping.toolError(error, file: database).message
+                    throw ToolError(.damaged, message)
                 } catch {
                     throw ErrorMapping.toolError(error, file: database)
                 }

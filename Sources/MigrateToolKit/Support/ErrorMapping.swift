@@ -30,7 +30,9 @@ enum ErrorMapping {
         let text = error.message ?? "SQLite error \(error.resultCode.rawValue)"
         let message = text.contains(file) ? text : "\(file): \(text)"
         switch error.resultCode {
-        case .SQLITE_NOTADB, .SQLITE_CORRUPT:
+        case .SQLITE_CORRUPT:
+            return ToolError(.notADatabase, "\(message): the file is damaged or truncated (`verify` tells where)")
+        case .SQLITE_NOTADB:
             return ToolError(.notADatabase, message)
         case .SQLITE_CANTOPEN:
             return ToolError(.noSuchFile, message)

@@ -12,6 +12,10 @@ extension Cipher {
         guard FileManager.default.fileExists(atPath: path) else {
             throw DatabaseError(resultCode: .SQLITE_CANTOPEN, message: "\(path): no such file")
         }
+        if Database.hasPlaintextHeader(path: path) {
+            throw DatabaseError(resultCode: .SQLITE_NOTADB,
+                                message: "\(path) is not encrypted (a plaintext SQLite file): there is nothing to upgrade; use `encrypt`")
+        }
         // cipher_migrate rewrites the file it is given. It works on a copy
         // beside the file, renamed over it once verified: a crash at any
         // moment leaves either the old file or the upgraded one, and the
@@ -35,7 +39,7 @@ extension Cipher {
         guard outcome == "0" else {
             throw DatabaseError(
                 resultCode: .SQLITE_NOTADB,
-                message: "\(path) was not upgraded: the key is wrong, or the file is not a SQLCipher 1.x/2.x database (a SQLCipher 4 file cannot be read by SQLCipher 3). The file is unchanged")
+                message: "\(path) was not upgraded: the key is wrong, or the file is not a database in a format SQLCipher 3 reads (1.x, 2.x or 3.x; SQLCipher 4 files cannot be read by SQLCipher 3). The file is unchanged")
         }
         let check = try Database(path: temporary, configuration: plainKey.configuration(readonly: true))
         try check.close()

@@ -1,0 +1,135 @@
+import Foundation
+import SecureStore
+import TestSupport
+import XCTest
+
+/// The library's open path against bad files: `DatabaseQueue` and
+/// `DatabasePool` throw a `DatabaseError` that says what is wrong (never a
+/// crash), and the file is byte for byte the same afterwards.
+final class OpenBadInputTests: SecureStoreTestCase {
+    private let passphrase = "open path key"
+
+    private enum Opener: CaseIterable {
+        case queue, readonlyQueue, pool
+    }
+
+    private func open(_ file: String, with opener: Opener, passphrase: String? = nil) throws {
+        var config = keyedConfiguration(passphrase: passphrase ?? self.passphrase)
+        switch opener {
+        case .queue:
+            try DatabaseQueue(path: file, configuration: config).close()
+        case .readonlyQueue:
+            config.readonly = true
+            try DatabaseQueue(path: file, configuration: config).close()
+        case .pool:
+            try DatabasePool(path: file, configuration: config).close()
+        }
+    }
+
+    /// Opening fails with one of `codes`, a message containing `mentions`,
+    /// and the file unchanged.
+    private func assertRefused(
+        _ file: String, codes: Set<ResultCode>, mentions: String, passphrase: String? = nil, line: UInt = #line
+    ) throws {
+        for opener in Opener.allCases {
+            let before = try sha256(file)
+            do {
+                try open(file, with: opener, passphrase: passphrase)
+                XCTFail("\(opener) opened \(file)", line: line)
+            } catch let error as DatabaseError {
+                XCTAssertTrue(codes.contains(error.resultCode), "\(opener): \(error)", line: line)
+                XCTAssertTrue("\(error)".contains(mentions), "\(opener): \(error)", line: line)
+            }
+            XCTAssertEqual(try sha256(file), before, "\(opener) changed \(file)", line: line)
+            for suffix in ["-wal", "-shm", "-journal"] {
+                XCTAssertFalse(FileManager.default.fileExists(atPath: file + suffix), "\(opener) left \(file)\(suffix)", line: line)
+            }
+        }
+    }
+
+    private func makeGoodFile() throws -> String {
+        let dbQueue = try makeEncryptedQueue("good.db", passphrase: passphrase)
+        try dbQueue.write { db in
+            try db.execute(sql: "CREATE TABLE filler (payload TEXT)")
+            for _ in 0..<300 { try db.execute(sql: "INSERT INTO filler VALUES (hex(randomblob(100)))") }
+        }
+        try dbQueue.close()
+        return path("good.db")
+    }
+
+    func testWrongKeyPlaintextSQLCipher4AndRandomBytes() throws {
+        let good = try makeGoodFile()
+        try assertRefused(good, codes: [.SQLITE_NOTADB], mentions: "the key is wrong", passphrase: "not the key")
+
+        XCTAssertEqual(try CommandLineClient.sqlite3(path("plain.db"), sql: "CREATE TABLE t (a);").status, 0)
+        try assertRefused(path("plain.db"), codes: [.SQLITE_NOTADB], mentions: "not encrypted")
+
+        let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Fixtures/sqlcipher4-defaults.db")
+        try FileManager.default.copyItem(atPath: fixture.path, toPath: path("sqlcipher4.db"))
+        try assertRefused(path("sqlcipher4.db"), codes: [.SQLITE_NOTADB], mentions: "SQLCipher 4")
+
+        FileManager.default.createFile(atPath: path("random.db"), contents: Data((0..<16384).map { _ in UInt8.random(in: 0...255) }))
+        try assertRefused(path("random.db"), codes: [.SQLITE_NOTADB], mentions: "not a database")
+    }
+
+    func testTruncatedFiles() throws {
+        let good = try fileBytes(makeGoodFile())
+        for cut in [Int.random(in: 1..<1024), Int.random(in: 1025..<(good.count - 1)), Int.random(in: 1025..<(good.count - 1))] {
+            let file = path("truncated-\(cut).db")
+            FileManager.default.createFile(atPath: file, contents: good.prefix(cut))
+            // The key check reads sqlite_master; a cut further on shows up
+            // when the damaged page is read, and never changes the file.
+            do {
+                for opener in Opener.allCases where opener != .pool {
+                    let before = try sha256(file)
+                    do {
+                        var config = keyedConfiguration(passphrase: passphrase)
+                        config.readonly = opener == .readonlyQueue
+                        let dbQueue = try DatabaseQueue(path: file, configuration: config)
+                        _ = try dbQueue.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM filler") }
+                        XCTFail("cut at \(cut): \(opener) read every row")
+                    } catch let error as DatabaseError {
+                        XCTAssertTrue([.SQLITE_NOTADB, .SQLITE_CORRUPT].contains(error.resultCode), "cut at \(cut): \(error)")
+                    }
+                    XCTAssertEqual(try sha256(file), before, "cut at \(cut): \(opener) changed the file")
+                }
+            }
+        }
+    }
+
+    func testDirectoryAndMissingFile() throws {
+        try FileManager.default.createDirectory(atPath: path("directory.db"), withIntermediateDirectories: false)
+        for opener in Opener.allCases {
+            XCTAssertThrowsError(try open(path("directory.db"), with: opener)) { error in
+                XCTAssertTrue("\(error)".contains("directory.db"), "\(opener): \(error)")
+            }
+        }
+        // A read-only open of a missing file creates nothing.
+        XCTAssertThrowsError(try open(path("missing.db"), with: .readonlyQueue)) { error in
+            XCTAssertEqual((error as? DatabaseError)?.resultCode, .SQLITE_CANTOPEN, "\(error)")
+            XCTAssertTrue("\(error)".contains("missing.db"), "\(error)")
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: path("missing.db")))
+    }
+
+    /// As in SQLite and GRDB, an empty file is an empty database: a
+    /// read-write open makes it a new encrypted database (the first page
+    /// fixes the salt), a read-only open leaves it as it is.
+    func testZeroByteFile() throws {
+        FileManager.default.createFile(atPath: path("empty.db"), contents: Data())
+        try open(path("empty.db"), with: .readonlyQueue)
+        XCTAssertEqual(try fileBytes(path("empty.db")).count, 0)
+        try open(path("empty.db"), with: .queue)
+        XCTAssertGreaterThan(try fileBytes(path("empty.db")).count, 0)
+        XCTAssertFalse(Database.hasPlaintextHeader(path: path("empty.db")))
+    }
+
+    func testReadOnlyFileOpensForReading() throws {
+        let good = try makeGoodFile()
+        try FileManager.default.setAttributes([.posixPermissions: 0o400], ofItemAtPath: good)
+        let before = try sha256(good)
+        try open(good, with: .readonlyQueue)
+        XCTAssertEqual(try sha256(good), before)
+    }
+}
