@@ -16,6 +16,8 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", exact: "1.16.2"),
+        // Tests only: property-based fuzzing of the parsers.
+        .package(url: "https://github.com/x-sheep/swift-property-based", exact: "2.0.1"),
     ],
     targets: [
         // Debian's SQLCipher 3.4.1. The shim defines SQLITE_HAS_CODEC, because
@@ -61,6 +63,15 @@ let package = Package(
             // Depending on the executables makes `swift test` build the
             // binaries that these end-to-end tests run.
             dependencies: ["migrate-tool", "zalora-migrate", "TestSupport"]
+        ),
+        // Generated inputs for the migration-file and key-file parsers
+        // (SECURESTORE_FUZZ_COUNT inputs per property; see RELIABILITY.md).
+        .testTarget(
+            name: "ParserFuzzTests",
+            dependencies: [
+                "SecureStore", "MigrateToolKit",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -88,7 +88,7 @@ public struct KeyFile: Sendable {
             guard !entries.isEmpty else { throw fail("a setting comes before the first [name]") }
             let setting = String(decoding: trim(Array(line[..<equals])), as: UTF8.self)
             let value = unquote(trim(Array(line[(equals + 1)...])))
-            guard !value.isEmpty else { throw fail("\(setting) has no value") }
+            guard !value.isEmpty else { throw fail("a setting has no value") }
             var entry = entries.removeLast()
             switch setting {
             case "passphrase":
@@ -109,7 +109,11 @@ public struct KeyFile: Sendable {
                 else { throw fail("page_size must be a power of two from 512 to 65536") }
                 entry.settings.pageSize = number
             default:
-                throw fail("unknown setting \"\(setting)\" (expected passphrase, raw, env, kdf_iter or page_size)")
+                // Echo the name only when it looks like one: a line such as
+                // `my secret = x` must not put its left side in a log.
+                let looksLikeAName = setting.count <= 32 && setting.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }
+                let shown = looksLikeAName ? "\"\(setting)\"" : "on this line"
+                throw fail("unknown setting \(shown) (expected passphrase, raw, env, kdf_iter or page_size)")
             }
             let sources = [entry.passphrase != nil, entry.rawHex != nil, entry.environmentVariable != nil].filter { $0 }
             guard sources.count <= 1 else { throw fail("key [\(entry.name)] has more than one of passphrase, raw and env") }

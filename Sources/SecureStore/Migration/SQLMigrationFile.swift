@@ -47,7 +47,23 @@ public struct SQLMigrationFile: Sendable, Hashable {
         guard FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory), isDirectory.boolValue else {
             throw MigrationError.malformedFile(path: directory.path, line: 0, reason: "no such migrations directory")
         }
-        let names = try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
+        var contents: [String: Data] = [:]
+        for name in try FileManager.default.contentsOfDirectory(atPath: directory.path)
+        where !name.hasPrefix(".") && name.hasSuffix(".sql") {
+            let url = directory.appendingPathComponent(name)
+            do {
+                contents[name] = try Data(contentsOf: url)
+            } catch {
+                throw MigrationError.malformedFile(path: url.path, line: 0, reason: "cannot read the file")
+            }
+        }
+        return try parse(files: contents, directory: directory)
+    }
+
+    /// The checks of ``load(directory:)`` on file names and contents
+    /// already read (the fuzzed part of loading).
+    package static func parse(files contents: [String: Data], directory: URL) throws -> [SQLMigrationFile] {
+        let names = contents.keys.sorted()
         var ups: [Int: (identifier: String, url: URL)] = [:]
         var downs: [Int: (identifier: String, url: URL)] = [:]
         var numberOfIdentifier: [String: (Int, URL)] = [:]
@@ -93,6 +109,12 @@ public struct SQLMigrationFile: Sendable, Hashable {
             }
         }
 
+        func readSQL(_ url: URL) throws -> String {
+            guard let text = String(validating: contents[url.lastPathComponent] ?? Data(), as: UTF8.self) else {
+                throw MigrationError.malformedFile(path: url.path, line: 0, reason: "the file is not UTF-8 text")
+            }
+            return text
+        }
         return try ups.sorted { $0.key < $1.key }.map { number, up in
             let (identifier, upURL) = up
             let upSQL = try readSQL(upURL)
@@ -127,29 +149,16 @@ public struct SQLMigrationFile: Sendable, Hashable {
         return (number, String(identifier), isUp)
     }
 
-    private static func readSQL(_ url: URL) throws -> String {
-        let data: Data
-        do {
-            data = try Data(contentsOf: url)
-        } catch {
-            throw MigrationError.malformedFile(path: url.path, line: 0, reason: "cannot read the file")
-        }
-        guard let text = String(data: data, encoding: .utf8) else {
-            throw MigrationError.malformedFile(path: url.path, line: 0, reason: "the file is not UTF-8 text")
-        }
-        return text
-    }
-
     /// True if `sql` holds more than white space and comments.
-    static func containsStatement(_ sql: String) -> Bool {
+    package static func containsStatement(_ sql: String) -> Bool {
         SQLText.firstStatementOffset(in: Array(sql.utf8), from: 0) < sql.utf8.count
     }
 
     /// The 1-based line of the statement that starts at (or after the white
     /// space and comments that follow) a UTF-8 offset.
-    static func line(in sql: String, atOffset offset: Int) -> Int {
+    package static func line(in sql: String, atOffset offset: Int) -> Int {
         let bytes = Array(sql.utf8)
-        let start = SQLText.firstStatementOffset(in: bytes, from: min(offset, bytes.count))
+        let start = SQLText.firstStatementOffset(in: bytes, from: max(0, min(offset, bytes.count)))
         return bytes[..<start].reduce(1) { $0 + ($1 == UInt8(ascii: "\n") ? 1 : 0) }
     }
 }
