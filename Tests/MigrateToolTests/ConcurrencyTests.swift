@@ -3,22 +3,30 @@ import TestSupport
 import XCTest
 
 final class ConcurrencyTests: MigrateToolTestCase {
-    func testTwoConcurrentAppliesApplyOnce() throws {
-        let keys = try makeDatabase()
-        let arguments = ["apply", path("app.db"), "--migrations", migrations, "--key-file", keys, "--json"]
-        let results = ResultBox()
-        let binary = Self.productsDirectory.appendingPathComponent("migrate-tool").path
-        DispatchQueue.concurrentPerform(iterations: 2) { _ in
-            if let result = try? CommandLineClient.run(binary, arguments) { results.append(result) }
+    func testTwoAndFourConcurrentAppliesApplyOnce() throws {
+        for runs in [2, 4] {
+            let name = "app-\(runs).db"
+            let keys = try makeDatabase(name)
+            let arguments = ["apply", path(name), "--migrations", migrations, "--key-file", keys, "--json"]
+            let results = ResultBox()
+            let binary = Self.productsDirectory.appendingPathComponent("migrate-tool").path
+            DispatchQueue.concurrentPerform(iterations: runs) { _ in
+                if let result = try? CommandLineClient.run(binary, arguments) { results.append(result) }
+            }
+            let all = results.all
+            XCTAssertEqual(all.count, runs)
+            // The others wait for the lock (30 s by default), then find
+            // nothing to do; none may fail otherwise.
+            XCTAssertEqual(all.map(\.status), Array(repeating: 0, count: runs), all.map(\.stderr).joined())
+            let statuses = try all.map { result in
+                try XCTUnwrap((try json(result.stdout) as? [[String: Any]])?.first?["status"] as? String)
+            }
+            XCTAssertEqual(statuses.filter { $0 == "applied" }.count, 1, "exactly one of \(runs) runs applies: \(statuses)")
+            XCTAssertEqual(statuses.filter { $0 == "up-to-date" }.count, runs - 1, "\(statuses)")
+            XCTAssertEqual(try appliedMigrations(name), ["Zalora-v1", "Zalora-v2", "Zalora-v3"])
+            let integrity = try sqlcipher(name, "PRAGMA integrity_check;")
+            XCTAssertEqual(integrity.stdout, "ok\n", integrity.stderr)
         }
-        let all = results.all
-        XCTAssertEqual(all.count, 2)
-        XCTAssertEqual(all.map(\.status), [0, 0], all.map(\.stderr).joined())
-        let statuses = try all.map { result in
-            try XCTUnwrap((try json(result.stdout) as? [[String: Any]])?.first?["status"] as? String)
-        }
-        XCTAssertEqual(statuses.sorted(), ["applied", "up-to-date"], "exactly one run applies")
-        XCTAssertEqual(try appliedMigrations(), ["Zalora-v1", "Zalora-v2", "Zalora-v3"])
     }
 
     func testLockTimeoutHasItsOwnExitCode() throws {
