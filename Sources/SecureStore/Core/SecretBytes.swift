@@ -13,7 +13,13 @@ public final class SecretBytes: @unchecked Sendable, CustomStringConvertible {
 
     deinit {
         for index in storage.indices { storage[index] = 0 }
+        SecretBytes.wipeObserver?(storage)
     }
+
+    /// Tests only: called from `deinit` with the storage after zeroing, to
+    /// prove that it is zeroed. Set it before creating the secrets to
+    /// observe and reset it afterwards, from one test at a time.
+    nonisolated(unsafe) package static var wipeObserver: (([UInt8]) -> Void)?
 
     public var isEmpty: Bool { storage.isEmpty }
     public var count: Int { storage.count }
