@@ -115,8 +115,7 @@ public final class Database {
     /// Closes the connection. Later use throws "connection is closed".
     func close() throws {
         guard !isClosed else { return }
-        statementCache.removeAll()
-        schemaCache.clear()
+        releaseStatementsAndHooks()
         let code = sqlite3_close_v2(sqliteConnection)
         isClosed = true
         if code != SQLITE_OK { throw DatabaseError(connection: nil, code: code) }
@@ -124,11 +123,18 @@ public final class Database {
 
     private func closeConnection() {
         guard !isClosed else { return }
-        statementCache.removeAll()
-        schemaCache.clear()
+        releaseStatementsAndHooks()
         // close_v2 defers the close while statements are alive elsewhere.
         sqlite3_close_v2(sqliteConnection)
         isClosed = true
+    }
+
+    /// Before sqlite3_close_v2: a statement that outlives this object keeps
+    /// the connection alive, and must not call back into freed memory.
+    private func releaseStatementsAndHooks() {
+        statementCache.removeAll()
+        schemaCache.clear()
+        sqlite3_set_authorizer(sqliteConnection, nil, nil)
     }
 
     func checkOpen() throws {
