@@ -94,11 +94,13 @@ extension Database {
     }
 
     /// The prepared INSERT of a record type for these columns, and the
-    /// table's rowid column.
-    func cachedInsert(for type: Any.Type, table: String, columns: [String]) throws -> CachedInsert {
+    /// table's rowid column. `table` is asked for only when the statement
+    /// is prepared (record types have one table).
+    func cachedInsert(for type: Any.Type, table tableName: () -> String, columns: [String]) throws -> CachedInsert {
         try validateSchemaCache()
         let key = ObjectIdentifier(type)
         if let cached = schemaCache.inserts[key], cached.columns == columns { return cached }
+        let table = tableName()
         let quotedTable = table.quotedDatabaseIdentifier
         let sql = columns.isEmpty
             ? "INSERT INTO \(quotedTable) DEFAULT VALUES"

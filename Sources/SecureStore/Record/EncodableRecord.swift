@@ -25,9 +25,13 @@ public struct PersistenceContainer: Sendable {
         }
     }
 
-    /// Sets a column's value; a new column is appended.
+    /// Sets a column's value; a new column is appended. Columns are
+    /// matched exactly: the encoder's keys are the record's coding keys,
+    /// unique by construction, and this runs for every property of every
+    /// insert (two keys that differ only by case make SQLite report a
+    /// duplicate column).
     mutating func set(_ value: DatabaseValue, forColumn column: String) {
-        if let index = index(of: column) {
+        if let index = columns.firstIndex(of: column) {
             values[index] = value
         } else {
             columns.append(column)

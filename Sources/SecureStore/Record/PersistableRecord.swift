@@ -38,8 +38,7 @@ extension MutablePersistableRecord {
     /// Runs the INSERT; the caller calls didInsert.
     func performInsert(_ db: Database) throws -> InsertionSuccess {
         let container = try persistenceContainer()
-        let table = Self.databaseTableName
-        let insert = try db.cachedInsert(for: Self.self, table: table, columns: container.columns)
+        let insert = try db.cachedInsert(for: Self.self, table: { Self.databaseTableName }, columns: container.columns)
         try insert.statement.execute(values: container.values)
         let rowIDColumn = insert.rowIDColumn
         return InsertionSuccess(rowID: db.lastInsertedRowID, rowIDColumn: rowIDColumn, persistenceContainer: container)

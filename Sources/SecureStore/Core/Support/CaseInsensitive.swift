@@ -1,22 +1,26 @@
 /// SQLite compares identifiers (table and column names) ignoring the case
-/// of ASCII letters only. This does the same, without Foundation's
-/// locale-aware comparison, which dominated record inserts in profiles.
+/// of ASCII letters. This does the same without Foundation's locale-aware
+/// comparison, which dominated record inserts in profiles; names with
+/// other letters fall back to Unicode lowercasing.
 extension String {
     package func isEqualIgnoringCase(_ other: String) -> Bool {
         if self == other { return true }
-        if utf8.count != other.utf8.count {
-            // Lengths may differ only when non-ASCII letters change size.
-            guard !utf8.allSatisfy({ $0 < 0x80 }) || !other.utf8.allSatisfy({ $0 < 0x80 }) else { return false }
-            return lowercased() == other.lowercased()
+        var lhs = self, rhs = other
+        let outcome: Bool? = lhs.withUTF8 { a in
+            rhs.withUTF8 { b in
+                if a.count != b.count {
+                    // Only a non-ASCII letter can change length when folded.
+                    return a.contains { $0 >= 0x80 } || b.contains { $0 >= 0x80 } ? nil : false
+                }
+                for index in 0..<a.count where a[index] != b[index] {
+                    let x = a[index], y = b[index]
+                    if x >= 0x80 || y >= 0x80 { return nil }
+                    if Self.asciiLower(x) != Self.asciiLower(y) { return false }
+                }
+                return true
+            }
         }
-        var rhs = other.utf8.makeIterator()
-        for a in utf8 {
-            guard let b = rhs.next() else { return false }
-            if a == b { continue }
-            if a >= 0x80 || b >= 0x80 { return lowercased() == other.lowercased() }
-            if Self.asciiLower(a) != Self.asciiLower(b) { return false }
-        }
-        return true
+        return outcome ?? (lowercased() == other.lowercased())
     }
 
     @inline(__always)
