@@ -114,9 +114,12 @@ struct MigrationJob: Sendable {
         default:
             let failed = plan.steps.first { !done.contains($0) } ?? "?"
             let last = done.last.map { "\"\($0)\"" } ?? "its state before this run"
-            let detail = (error as? MigrationError).map { "\($0)" } ?? "\(error)"
+            // A failed SQL step names the migration, its file and line itself.
+            if case .sqlFailed? = error as? MigrationError {
+                return ToolError(.migrationFailed, "\(file): \(error); the database is left at \(last)")
+            }
             return ToolError(.migrationFailed,
-                             "\(file): migration \"\(failed)\" failed: \(detail); the database is left at \(last)")
+                             "\(file): migration \"\(failed)\" failed: \(error); the database is left at \(last)")
         }
     }
 }
