@@ -120,62 +120,55 @@ final class CrashHarnessTests: MigrateToolTestCase {
     func testApplyKilledAtRandom() throws {
         let migrations = try writeMigrations()
         let seed = try seed("apply.db", opener: .key(oldKey, label: "key"))
-        let opener = CrashHarness.Opener.key(oldKey, label: "key")
-        // The state before and after each step, from uninterrupted runs.
-        var states = [try XCTUnwrap(CrashHarness.state(of: seed, with: opener))]
-        try FileManager.default.copyItem(atPath: seed, toPath: path("steps.db"))
-        for target in ["checksum", "index", "archive"] {
-            let step = try tool(["apply", path("steps.db"), "--migrations", migrations, "--key-env", "OLD_KEY", "--to", target, "--no-backup"],
-                                environment: environment)
-            XCTAssertEqual(step.status, 0, step.stderr)
-            states.append(try XCTUnwrap(CrashHarness.state(of: path("steps.db"), with: opener)))
-        }
+        let states = try killSteps("apply", seed: seed, migrations: migrations,
+                                   step: { ["apply", $0, "--to", $1] }, targets: ["checksum", "index", "archive"],
+                                   command: ["apply"])
         XCTAssertEqual(states[3].history, ["checksum", "index", "archive"])
         XCTAssertEqual(states[3].rowCounts, ["item": Self.rows, "archive": Self.rows / 2])
-
-        let outcomes = try trials("apply", seed: seed,
-                                  arguments: ["apply", trialFile, "--migrations", migrations, "--key-env", "OLD_KEY"]) { trial in
-            let state = try XCTUnwrap(CrashHarness.state(of: trialFile, with: opener), "apply trial \(trial): the key no longer opens the file")
-            let index = states.firstIndex(of: state)
-            XCTAssertNotNil(index, "apply trial \(trial): a state between steps: \(state)")
-            try assertNoPlaintext(trial, "apply")
-            return "after \(index ?? -1) of 3 steps"
-        } checkRecovered: { trial in
-            XCTAssertEqual(try CrashHarness.state(of: trialFile, with: opener), states[3], "apply trial \(trial)")
-        }
-        XCTAssertEqual(outcomes.values.reduce(0, +), Self.kills)
     }
 
     func testRollbackKilledAtRandom() throws {
         let migrations = try writeMigrations()
-        let base = try seed("rollback-base.db", opener: .key(oldKey, label: "key"))
-        let opener = CrashHarness.Opener.key(oldKey, label: "key")
-        let seed = path("seed-rollback.db")
-        try FileManager.default.copyItem(atPath: base, toPath: seed)
+        let seed = try seed("rollback.db", opener: .key(oldKey, label: "key"))
         let applied = try tool(["apply", seed, "--migrations", migrations, "--key-env", "OLD_KEY", "--no-backup"], environment: environment)
         XCTAssertEqual(applied.status, 0, applied.stderr)
-        var states = [try XCTUnwrap(CrashHarness.state(of: seed, with: opener))]
-        try FileManager.default.copyItem(atPath: seed, toPath: path("steps.db"))
-        for _ in 0..<3 {
-            let step = try tool(["rollback", path("steps.db"), "--migrations", migrations, "--key-env", "OLD_KEY", "--steps", "1", "--no-backup"],
-                                environment: environment)
-            XCTAssertEqual(step.status, 0, step.stderr)
-            states.append(try XCTUnwrap(CrashHarness.state(of: path("steps.db"), with: opener)))
-        }
+        let states = try killSteps("rollback", seed: seed, migrations: migrations,
+                                   step: { file, _ in ["rollback", file, "--steps", "1"] }, targets: ["archive", "index", "checksum"],
+                                   command: ["rollback", "--all"])
         XCTAssertEqual(states[3].history, [])
         XCTAssertEqual(states[3].itemColumns, ["id", "payload"])
+    }
 
-        let outcomes = try trials("rollback", seed: seed,
-                                  arguments: ["rollback", trialFile, "--migrations", migrations, "--key-env", "OLD_KEY", "--all"]) { trial in
-            let state = try XCTUnwrap(CrashHarness.state(of: trialFile, with: opener), "rollback trial \(trial): the key no longer opens the file")
+    /// Kills a migration command (`apply`, `rollback`) and checks that each
+    /// kill leaves one of the states that uninterrupted single steps go
+    /// through (`step(file, target)` for each of `targets`), and that the
+    /// retry ends in the last one. Returns those states.
+    private func killSteps(
+        _ name: String, seed: String, migrations: String,
+        step: (_ file: String, _ target: String) -> [String], targets: [String], command: [String]
+    ) throws -> [DatabaseState] {
+        let opener = CrashHarness.Opener.key(oldKey, label: "key")
+        let options = ["--migrations", migrations, "--key-env", "OLD_KEY"]
+        var states = [try XCTUnwrap(CrashHarness.state(of: seed, with: opener))]
+        try FileManager.default.copyItem(atPath: seed, toPath: path("steps.db"))
+        for target in targets {
+            let done = try tool(step(path("steps.db"), target) + options + ["--no-backup"], environment: environment)
+            XCTAssertEqual(done.status, 0, done.stderr)
+            states.append(try XCTUnwrap(CrashHarness.state(of: path("steps.db"), with: opener)))
+        }
+        var arguments = command
+        arguments.insert(trialFile, at: 1)
+        let outcomes = try trials(name, seed: seed, arguments: arguments + options) { trial in
+            let state = try XCTUnwrap(CrashHarness.state(of: trialFile, with: opener), "\(name) trial \(trial): the key no longer opens the file")
             let index = states.firstIndex(of: state)
-            XCTAssertNotNil(index, "rollback trial \(trial): a state between steps: \(state)")
-            try assertNoPlaintext(trial, "rollback")
-            return "after \(index ?? -1) of 3 steps"
+            XCTAssertNotNil(index, "\(name) trial \(trial): a state between steps: \(state)")
+            try assertNoPlaintext(trial, name)
+            return "after \(index ?? -1) of \(targets.count) steps"
         } checkRecovered: { trial in
-            XCTAssertEqual(try CrashHarness.state(of: trialFile, with: opener), states[3], "rollback trial \(trial)")
+            XCTAssertEqual(try CrashHarness.state(of: trialFile, with: opener), states.last, "\(name) trial \(trial)")
         }
         XCTAssertEqual(outcomes.values.reduce(0, +), Self.kills)
+        return states
     }
 
     func testRekeyKilledAtRandom() throws {
