@@ -159,8 +159,34 @@ public final class AnyCursor<Element>: Cursor {
 extension Array {
     /// All the elements of a cursor.
     public init<C: Cursor>(_ cursor: C) throws where C.Element == Element {
-        self.init()
-        while let element = try cursor.next() { append(element) }
+        // Unspecialized (records fetched from another module), each
+        // `append` looks up the metadata of Array<Element>, about 300
+        // instructions per element. Raw storage needs only the element's
+        // own metadata: gather there, then move into the array once.
+        var capacity = 16
+        var count = 0
+        var base = UnsafeMutablePointer<Element>.allocate(capacity: capacity)
+        defer {
+            base.deinitialize(count: count)
+            base.deallocate()
+        }
+        while let element = try cursor.next() {
+            if count == capacity {
+                let larger = UnsafeMutablePointer<Element>.allocate(capacity: capacity * 2)
+                larger.moveInitialize(from: base, count: count)
+                base.deallocate()
+                base = larger
+                capacity *= 2
+            }
+            (base + count).initialize(to: element)
+            count += 1
+        }
+        let moved = count
+        self.init(unsafeUninitializedCapacity: moved) { buffer, initializedCount in
+            if let target = buffer.baseAddress { target.moveInitialize(from: base, count: moved) }
+            initializedCount = moved
+        }
+        count = 0  // moved into the array: the defer only frees the storage
     }
 
     /// At most `minimumCapacity`-sized reservation, then all the elements.

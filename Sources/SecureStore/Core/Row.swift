@@ -29,6 +29,9 @@ public final class Row {
 
     let storage: Storage
 
+    /// Reused by the records a cursor decodes from this row, one per step.
+    lazy var decodingCache = RowDecodingCache()
+
     init(statement: Statement) {
         storage = .statement(statement)
     }

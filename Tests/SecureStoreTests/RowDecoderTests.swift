@@ -1,0 +1,162 @@
+import Foundation
+import SecureStore
+import XCTest
+
+/// Decodable records read from a cursor's row reuse the container and the
+/// column of each key from one row to the next. These tests change what a
+/// record asks for between rows, and check every answer.
+final class RowDecoderTests: SecureStoreTestCase {
+    struct Item: Decodable, Equatable, FetchableRecord {
+        var id: Int64
+        var name: String
+        var score: Double
+        var note: String?
+    }
+
+    /// The first column holds the kind; the other keys depend on it.
+    enum Shape: Decodable, Equatable, FetchableRecord {
+        case circle(radius: Double)
+        case rectangle(width: Int, height: Int)
+        case unknown
+
+        private enum CodingKeys: String, CodingKey { case kind, radius, width, height }
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            switch try container.decode(String.self, forKey: .kind) {
+            case "circle": self = .circle(radius: try container.decode(Double.self, forKey: .radius))
+            case "rectangle": self = .rectangle(width: try container.decode(Int.self, forKey: .width),
+                                                height: try container.decode(Int.self, forKey: .height))
+            default: self = .unknown
+            }
+        }
+    }
+
+    private func makeItems(_ db: Database, count: Int) throws {
+        try db.execute(sql: "CREATE TABLE item (id INTEGER PRIMARY KEY, name TEXT, score REAL, note TEXT)")
+        for id in 1...count {
+            try db.execute(sql: "INSERT INTO item VALUES (?, ?, ?, ?)",
+                           arguments: [id, "n\(id)", Double(id) / 2, id % 3 == 0 ? nil : "note \(id)"])
+        }
+    }
+
+    private func expectedItem(_ id: Int) -> Item {
+        Item(id: Int64(id), name: "n\(id)", score: Double(id) / 2, note: id % 3 == 0 ? nil : "note \(id)")
+    }
+
+    func testManyRowsDecodeLikeOneAtATime() throws {
+        let dbQueue = try makeEncryptedQueue()
+        try dbQueue.write { try makeItems($0, count: 100) }
+        try dbQueue.read { db in
+            let expected = (1...100).map(expectedItem)
+            XCTAssertEqual(try Item.fetchAll(db, sql: "SELECT * FROM item ORDER BY id"), expected)
+            // Columns in another order and case than the keys; extra columns.
+            XCTAssertEqual(try Item.fetchAll(db, sql: "SELECT NOTE, 0 AS extra, SCORE, Name, ID FROM item ORDER BY id"), expected)
+            // Copied rows (no live statement) take the other path.
+            let rows = try Row.fetchAll(db, sql: "SELECT * FROM item ORDER BY id")
+            XCTAssertEqual(try rows.map(Item.init(row:)), expected)
+            // No rows, one row, and across the growth of the result storage.
+            XCTAssertEqual(try Item.fetchAll(db, sql: "SELECT * FROM item WHERE id > 1000"), [])
+            XCTAssertEqual(try Item.fetchAll(db, sql: "SELECT * FROM item WHERE id = 7"), [expectedItem(7)])
+            XCTAssertEqual(try Item.fetchAll(db, sql: "SELECT * FROM item WHERE id <= 17 ORDER BY id"), Array(expected.prefix(17)))
+        }
+    }
+
+    func testKeysThatChangeFromRowToRow() throws {
+        let dbQueue = try makeEncryptedQueue()
+        let shapes = try dbQueue.write { db -> [Shape] in
+            try db.execute(sql: """
+                CREATE TABLE shape (id INTEGER PRIMARY KEY, kind TEXT, radius REAL, width INTEGER, height INTEGER);
+                INSERT INTO shape VALUES (1, 'circle', 1.5, NULL, NULL);
+                INSERT INTO shape VALUES (2, 'rectangle', NULL, 2, 3);
+                INSERT INTO shape VALUES (3, 'rectangle', NULL, 4, 5);
+                INSERT INTO shape VALUES (4, 'circle', 2.5, NULL, NULL);
+                INSERT INTO shape VALUES (5, 'triangle', NULL, NULL, NULL);
+                INSERT INTO shape VALUES (6, 'circle', 3.5, NULL, NULL);
+                """)
+            return try Shape.fetchAll(db, sql: "SELECT * FROM shape ORDER BY id")
+        }
+        XCTAssertEqual(shapes, [.circle(radius: 1.5), .rectangle(width: 2, height: 3), .rectangle(width: 4, height: 5),
+                                .circle(radius: 2.5), .unknown, .circle(radius: 3.5)])
+    }
+
+    /// One row decoded as two record types, one after the other, on every row.
+    func testTwoRecordTypesFromTheSameRow() throws {
+        struct Name: Decodable, Equatable { var name: String }
+        struct Score: Decodable, Equatable { var score: Double }
+        struct Both: Decodable, Equatable, FetchableRecord {
+            var name: Name
+            var score: Score
+            var id: Int64
+            private enum CodingKeys: String, CodingKey { case id }
+            init(name: Name, score: Score, id: Int64) { (self.name, self.score, self.id) = (name, score, id) }
+            init(from decoder: any Decoder) throws {
+                name = try Name(from: decoder)
+                score = try Score(from: decoder)
+                id = try decoder.container(keyedBy: CodingKeys.self).decode(Int64.self, forKey: .id)
+            }
+        }
+        let dbQueue = try makeEncryptedQueue()
+        try dbQueue.write { try makeItems($0, count: 20) }
+        let fetched = try dbQueue.read { try Both.fetchAll($0, sql: "SELECT * FROM item ORDER BY id") }
+        XCTAssertEqual(fetched, (1...20).map { Both(name: Name(name: "n\($0)"), score: Score(score: Double($0) / 2), id: Int64($0)) })
+    }
+
+    func testErrorsNameTheColumnOnAnyRow() throws {
+        let dbQueue = try makeEncryptedQueue()
+        try dbQueue.write { db in
+            try makeItems(db, count: 5)
+            try db.execute(sql: "UPDATE item SET score = NULL WHERE id = 4")
+            try db.execute(sql: "UPDATE item SET name = x'00ff' WHERE id = 5")
+        }
+        try dbQueue.read { db in
+            // Row 4 fails after three rows decoded through the cached path.
+            XCTAssertThrowsError(try Item.fetchAll(db, sql: "SELECT * FROM item WHERE id <= 4 ORDER BY id")) { error in
+                XCTAssertTrue("\(error)".contains("could not decode Double from the NULL value in column \"score\""), "\(error)")
+            }
+            XCTAssertThrowsError(try Item.fetchAll(db, sql: "SELECT * FROM item WHERE id IN (1, 2, 5) ORDER BY id")) { error in
+                XCTAssertTrue("\(error)".contains("could not decode String from the BLOB value in column \"name\""), "\(error)")
+            }
+            // A missing column: an error for a value, nil for an optional.
+            XCTAssertThrowsError(try Item.fetchAll(db, sql: "SELECT id, name, note FROM item")) { error in
+                XCTAssertTrue("\(error)".contains("no column named \"score\""), "\(error)")
+            }
+            let withoutNote = try Item.fetchAll(db, sql: "SELECT id, name, score FROM item WHERE id <= 3 ORDER BY id")
+            XCTAssertEqual(withoutNote.map(\.note), [nil, nil, nil])
+            XCTAssertEqual(withoutNote.map(\.name), ["n1", "n2", "n3"])
+        }
+    }
+
+    /// A failure halfway through a fetch releases the records decoded so far.
+    func testAFailedFetchReleasesWhatItDecoded() throws {
+        final class Tracked {
+            nonisolated(unsafe) static var alive = 0
+            init() { Tracked.alive += 1 }
+            deinit { Tracked.alive -= 1 }
+        }
+        struct Holder: Decodable, FetchableRecord {
+            var value: Int64
+            var tracked = Tracked()
+            private enum CodingKeys: String, CodingKey { case value }
+            init(from decoder: any Decoder) throws {
+                value = try decoder.container(keyedBy: CodingKeys.self).decode(Int64.self, forKey: .value)
+            }
+        }
+        let dbQueue = try makeEncryptedQueue()
+        try dbQueue.write { db in
+            try db.execute(sql: "CREATE TABLE holder (value)")
+            for value in 1...40 { try db.execute(sql: "INSERT INTO holder VALUES (?)", arguments: [value]) }
+            try db.execute(sql: "INSERT INTO holder VALUES ('not a number')")
+        }
+        Tracked.alive = 0
+        let values = try dbQueue.read { try Holder.fetchAll($0, sql: "SELECT value FROM holder WHERE typeof(value) = 'integer'") }
+        XCTAssertEqual(values.map(\.value), Array(1...40))
+        XCTAssertEqual(Tracked.alive, 40)
+        _ = consume values
+        XCTAssertEqual(Tracked.alive, 0)
+        XCTAssertThrowsError(try dbQueue.read { try Holder.fetchAll($0, sql: "SELECT value FROM holder ORDER BY rowid") }) { error in
+            XCTAssertTrue("\(error)".contains("could not decode Int64 from the TEXT value in column \"value\""), "\(error)")
+        }
+        XCTAssertEqual(Tracked.alive, 0, "the 40 records decoded before the failure were released")
+    }
+}
