@@ -29,15 +29,21 @@ public final class Row {
 
     let storage: Storage
 
+    /// The handle of `.statement` rows, nil for copied rows: the inlinable
+    /// subscripts read columns through it.
+    @usableFromInline let statementHandle: SQLiteStatement?
+
     /// Reused by the records a cursor decodes from this row, one per step.
     lazy var decodingCache = RowDecodingCache()
 
     init(statement: Statement) {
         storage = .statement(statement)
+        statementHandle = statement.sqliteStatement
     }
 
     init(names: [String], values: [DatabaseValue]) {
         storage = .values(names: names, values: values)
+        statementHandle = nil
     }
 
     /// An empty row.
@@ -190,8 +196,9 @@ public final class Row {
     // metadata for every column of every row.
     @inlinable
     public subscript<Value: DatabaseValueConvertible & StatementColumnConvertible>(_ index: Int) -> Value {
-        if let handle = nonNullColumnHandle(atIndex: index),
-           let value = Value(sqliteStatement: handle, index: CInt(index)) {
+        if let handle = statementHandle, let column = CInt(exactly: index),
+           Row.readsNullAsNil(Value.self) || !Row.isNull(handle, column),
+           let value = Value(sqliteStatement: handle, index: column) {
             return value
         }
         return valueOrTrap(Value.self, atIndex: index)
@@ -203,22 +210,32 @@ public final class Row {
 
     @inlinable
     public subscript<Value: DatabaseValueConvertible & StatementColumnConvertible>(_ columnName: String) -> Value {
-        if let index = index(forColumn: columnName),
-           let handle = nonNullColumnHandle(atIndex: index),
-           let value = Value(sqliteStatement: handle, index: CInt(index)) {
+        if let handle = statementHandle, let index = index(forColumn: columnName),
+           let column = CInt(exactly: index),
+           Row.readsNullAsNil(Value.self) || !Row.isNull(handle, column),
+           let value = Value(sqliteStatement: handle, index: column) {
             return value
         }
         return valueOrTrap(Value.self, forColumn: columnName)
     }
 
-    /// The statement of a row that reads straight from SQLite, when column
-    /// `index` exists and is not NULL; nil sends the caller to the slow
-    /// path (which also reports errors).
+    /// True for NULL, and for a column index out of range (SQLite reads
+    /// those as NULL): either way the caller takes the slow path, which
+    /// reports errors.
     @usableFromInline
-    func nonNullColumnHandle(atIndex index: Int) -> SQLiteStatement? {
-        guard case .statement(let statement) = storage, index >= 0, index < statement.columnCount else { return nil }
-        let handle = statement.sqliteStatement
-        return sqlite3_column_type(handle, CInt(index)) == SQLITE_NULL ? nil : handle
+    static func isNull(_ handle: SQLiteStatement, _ column: CInt) -> Bool {
+        sqlite3_column_type(handle, column) == SQLITE_NULL
+    }
+
+    /// True for this module's column types: their initializers check the
+    /// column type themselves and return nil for NULL, so the subscripts
+    /// skip the NULL check that other types need (the protocol promises
+    /// them non-NULL columns). Specialized, this folds to a constant.
+    @inlinable
+    static func readsNullAsNil<Value>(_ type: Value.Type) -> Bool {
+        Value.self == Int64.self || Value.self == Int.self || Value.self == Double.self
+            || Value.self == String.self || Value.self == Bool.self || Value.self == Int32.self
+            || Value.self == Data.self
     }
 
     @usableFromInline

@@ -69,27 +69,36 @@ final class ColumnPlan {
     /// Starts a new record.
     func rewind() { position = 0 }
 
-    /// The index of the column named `name`, found by `lookup` the first
-    /// time and remembered for the same position in the next records.
+    enum Answer {
+        case column(Int)
+        /// The row has no column of this name.
+        case missing
+        /// Not seen at this position: look it up, then ``learn(_:index:)``.
+        case unknown
+    }
+
+    /// What the previous records found for the key asked for at this
+    /// position, when it was the same key.
     @inline(__always)
-    func index(ofColumn name: String, lookup: (String) -> Int?) -> Int? {
+    func recall(_ name: String) -> Answer {
         let current = position
         position = current + 1
+        guard current < names.count, names[current] == name else { return .unknown }
+        let index = indexes[current]
+        return index >= 0 ? .column(index) : .missing
+    }
+
+    /// Remembers the answer for the key just asked for: this position now
+    /// holds this key.
+    func learn(_ name: String, index: Int?) -> Int? {
+        let current = position - 1
         if current < names.count {
-            if names[current] == name {
-                let index = indexes[current]
-                return index >= 0 ? index : nil
-            }
-            let found = lookup(name)
             names[current] = name
-            indexes[current] = found ?? -1
-            return found
-        }
-        let found = lookup(name)
-        if current == names.count {
+            indexes[current] = index ?? -1
+        } else if current == names.count {
             names.append(name)
-            indexes.append(found ?? -1)
+            indexes.append(index ?? -1)
         }
-        return found
+        return index
     }
 }

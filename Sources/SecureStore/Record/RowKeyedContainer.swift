@@ -16,10 +16,14 @@ struct RowKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         /// Only for `.statement` sources, whose container is reused by
         /// ``RowDecodingCache``.
         let plan: ColumnPlan?
+        /// The statement handle of `.statement` sources, kept apart so that
+        /// reading a column does not retain the statement.
+        let handle: SQLiteStatement?
 
         init(source: Source, plan: ColumnPlan?) {
             self.source = source
             self.plan = plan
+            if case .statement(let statement) = source { handle = statement.sqliteStatement } else { handle = nil }
         }
     }
 
@@ -51,12 +55,18 @@ struct RowKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
 
     @inline(__always)
     private func columnIndex(_ name: String) -> Int? {
+        guard let plan = reader.plan else { return lookUp(name) }
+        switch plan.recall(name) {
+        case .column(let index): return index
+        case .missing: return nil
+        case .unknown: return plan.learn(name, index: lookUp(name))
+        }
+    }
+
+    private func lookUp(_ name: String) -> Int? {
         switch source {
-        case .statement(let statement):
-            guard let plan else { return statement.index(ofColumn: name) }
-            return plan.index(ofColumn: name) { statement.index(ofColumn: $0) }
-        case .row(let row):
-            return row.index(forColumn: name)
+        case .statement(let statement): return statement.index(ofColumn: name)
+        case .row(let row): return row.index(forColumn: name)
         }
     }
 
@@ -80,12 +90,19 @@ struct RowKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         guard let index = columnIndex(name) else {
             throw RowDecodingError.columnNotFound(name, type: T.self)
         }
+        if let handle = reader.handle, let value = T(sqliteStatement: handle, index: CInt(index)) {
+            return value
+        }
+        return try decodeFailed(T.self, atIndex: index)
+    }
+
+    /// The slow path of `decodeStandard`: copied rows, and errors.
+    private func decodeFailed<T: DatabaseValueConvertible & StatementColumnConvertible>(
+        _ type: T.Type, atIndex index: Int
+    ) throws -> T {
         switch source {
-        case .statement(let statement):
-            if let value = T(sqliteStatement: statement.sqliteStatement, index: CInt(index)) { return value }
-            return try T.decode(from: statement, index: CInt(index))
-        case .row(let row):
-            return try row.decode(T.self, atIndex: index)
+        case .statement(let statement): return try T.decode(from: statement, index: CInt(index))
+        case .row(let row): return try row.decode(T.self, atIndex: index)
         }
     }
 
@@ -96,8 +113,7 @@ struct RowKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     ) throws -> T? {
         let name = key.stringValue
         guard let index = columnIndex(name) else { return nil }
-        if case .statement(let statement) = source,
-           let value = T(sqliteStatement: statement.sqliteStatement, index: CInt(index)) {
+        if let handle = reader.handle, let value = T(sqliteStatement: handle, index: CInt(index)) {
             return value
         }
         let dbValue = databaseValue(atIndex: index)
