@@ -36,6 +36,60 @@ public final class Statement {
 
     deinit {
         sqlite3_finalize(sqliteStatement)
+        // After finalize: SQLite no longer points into the copies. Zeroed,
+        // as they may hold secrets.
+        if let argumentBytes {
+            argumentBytes.initializeMemory(as: UInt8.self, repeating: 0, count: argumentBytesCapacity)
+            argumentBytes.deallocate()
+        }
+    }
+
+    // Runtime exclusivity checks on these per-execution fields cost more
+    // than the work they guard; they are only touched by the short,
+    // non-reentrant methods of this class.
+
+    /// True once stepped and not reset since: binding needs a reset first.
+    @exclusivity(unchecked) private var isStepped = false
+
+    /// Copies of the text and blob arguments, bound with SQLITE_STATIC.
+    /// Letting SQLite copy them (SQLITE_TRANSIENT) costs a malloc and a
+    /// free per argument per execution under SQLite's memory mutex. The
+    /// copies live until the next binding or the statement's end, as
+    /// SQLite's own would.
+    @exclusivity(unchecked) private var argumentBytes: UnsafeMutableRawPointer?
+    @exclusivity(unchecked) private var argumentBytesCapacity = 0
+    @exclusivity(unchecked) private var argumentBytesUsed = 0
+
+    /// Makes room for `count` bytes of argument copies. Called before any
+    /// value of a new binding is bound: parameters that still point into
+    /// a replaced buffer are all re-bound before the next step.
+    private func reserveArgumentBytes(_ count: Int) {
+        argumentBytesUsed = 0
+        guard count > argumentBytesCapacity || argumentBytes == nil else { return }
+        let capacity = max(count, 2 * argumentBytesCapacity, 64)
+        if let argumentBytes {
+            argumentBytes.initializeMemory(as: UInt8.self, repeating: 0, count: argumentBytesCapacity)
+            argumentBytes.deallocate()
+        }
+        argumentBytes = .allocate(byteCount: capacity, alignment: 16)
+        argumentBytesCapacity = capacity
+    }
+
+    /// Copies bytes into the argument buffer; returns where they are.
+    private func copyArgumentBytes(_ bytes: UnsafeRawBufferPointer) -> UnsafeMutableRawPointer {
+        // reserveArgumentBytes ran first, with room for every argument.
+        let target = argumentBytes.unsafelyUnwrapped + argumentBytesUsed
+        if let base = bytes.baseAddress { target.copyMemory(from: base, byteCount: bytes.count) }
+        argumentBytesUsed += bytes.count
+        return target
+    }
+
+    private static func byteCount(_ value: DatabaseValue) -> Int {
+        switch value.storage {
+        case .string(let string): return string.utf8.count
+        case .blob(let data): return data.count
+        default: return 0
+        }
     }
 
     // MARK: Columns
@@ -144,10 +198,16 @@ public final class Statement {
         named: [String: DatabaseValue],
         reporting arguments: StatementArguments
     ) throws {
-        sqlite3_reset(sqliteStatement)
+        if isStepped {
+            sqlite3_reset(sqliteStatement)
+            isStepped = false
+        }
         let count = parameterCount
         if named.isEmpty, positional.count >= count {
             // The hot path: positional values only.
+            var bytes = 0
+            for value in positional.prefix(count) { bytes += Statement.byteCount(value) }
+            reserveArgumentBytes(bytes)
             var position = positional.startIndex
             for index in 0..<count {
                 let code = bind(positional[position], at: CInt(index + 1))
@@ -164,6 +224,11 @@ public final class Statement {
             return
         }
         do {
+            // Room for every value that could be bound.
+            var bytes = 0
+            for value in positional.prefix(count) { bytes += Statement.byteCount(value) }
+            for value in named.values { bytes += Statement.byteCount(value) }
+            reserveArgumentBytes(bytes)
             for index in stride(from: CInt(1), through: CInt(count), by: 1) {
                 let value: DatabaseValue
                 // Without named values, skip the name lookup (the hot path
@@ -198,23 +263,16 @@ public final class Statement {
         case .double(let double):
             return sqlite3_bind_double(sqliteStatement, index, double)
         case .string(var string):
-            return string.withUTF8 { utf8 in
-                // A nil pointer would bind NULL: an empty string needs a real one.
-                guard let base = utf8.baseAddress, utf8.count > 0 else {
-                    return sqlite3_bind_text(sqliteStatement, index, "", 0, SQLITE_TRANSIENT)
-                }
-                return base.withMemoryRebound(to: CChar.self, capacity: utf8.count) {
-                    sqlite3_bind_text(sqliteStatement, index, $0, CInt(utf8.count), SQLITE_TRANSIENT)
-                }
-            }
+            // The copy is never a nil pointer (which would bind NULL), even
+            // for an empty string.
+            let copy = string.withUTF8 { copyArgumentBytes(UnsafeRawBufferPointer($0)) }
+            let count = CInt(string.utf8.count)
+            return sqlite3_bind_text(sqliteStatement, index, copy.assumingMemoryBound(to: CChar.self), count, nil)  // nil: SQLITE_STATIC
         case .blob(let data):
-            return data.withUnsafeBytes { bytes in
-                // Same for empty blobs: zeroblob(0) is an empty BLOB, not NULL.
-                guard let base = bytes.baseAddress, bytes.count > 0 else {
-                    return sqlite3_bind_zeroblob(sqliteStatement, index, 0)
-                }
-                return sqlite3_bind_blob(sqliteStatement, index, base, CInt(bytes.count), SQLITE_TRANSIENT)
-            }
+            // zeroblob(0) is an empty BLOB, not NULL.
+            guard !data.isEmpty else { return sqlite3_bind_zeroblob(sqliteStatement, index, 0) }
+            let copy = data.withUnsafeBytes { copyArgumentBytes($0) }
+            return sqlite3_bind_blob(sqliteStatement, index, copy, CInt(data.count), nil)  // nil: SQLITE_STATIC
         }
     }
 
@@ -236,7 +294,7 @@ public final class Statement {
     /// Runs the statement to completion, with new arguments if given.
     public func execute(arguments: StatementArguments? = nil) throws {
         if let arguments { try setArguments(arguments) } else { reset() }
-        defer { sqlite3_reset(sqliteStatement) }
+        defer { reset() }
         while try step() {}
     }
 
@@ -247,7 +305,7 @@ public final class Statement {
         let arguments = StatementArguments(values: values)
         try bind(&positional, named: [:], reporting: arguments)
         if !positional.isEmpty { throw wrongArgumentCount(arguments) }
-        defer { sqlite3_reset(sqliteStatement) }
+        defer { reset() }
         while try step() {}
     }
 
@@ -256,6 +314,7 @@ public final class Statement {
     @discardableResult
     public func step() throws -> Bool {
         if let schemaCache { schemaCache.statementWillRun(schemaEffect) }
+        isStepped = true
         switch sqlite3_step(sqliteStatement) {
         case SQLITE_ROW:
             return true
@@ -264,7 +323,7 @@ public final class Statement {
         case let code:
             // sqlite3_reset returns the same error, and makes the statement
             // reusable at once.
-            sqlite3_reset(sqliteStatement)
+            reset()
             throw DatabaseError(connection: sqlite3_db_handle(sqliteStatement), code: code,
                                 sql: sql, arguments: arguments,
                                 publicStatementArguments: publicStatementArguments)
@@ -274,6 +333,7 @@ public final class Statement {
     /// Resets the statement so that it can run again; bindings are kept.
     public func reset() {
         sqlite3_reset(sqliteStatement)
+        isStepped = false
     }
 
     /// True while a step has started and the statement was not reset.
@@ -283,10 +343,6 @@ public final class Statement {
 extension Statement: CustomStringConvertible {
     public var description: String { sql }
 }
-
-/// Tells SQLite to copy bound text and blobs before the bind call returns.
-/// The C macro is not imported into Swift.
-let SQLITE_TRANSIENT = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 
 extension DatabaseError {
     /// The one place that turns a failed SQLite call into an error: it reads
