@@ -18,6 +18,10 @@ final class SchemaCache {
     var primaryKeys: [String: Database.PrimaryKeyInfo] = [:]
     /// The INSERT statements of record types (the last column list used).
     var inserts: [ObjectIdentifier: CachedInsert] = [:]
+    /// The last one used, found without hashing: inserts come in runs of
+    /// one record type. Exclusivity is not checked at run time (it cost
+    /// as much as the lookup): only `cachedInsert` and `clear` touch it.
+    @exclusivity(unchecked) var lastInsert: (type: ObjectIdentifier, insert: CachedInsert)?
     /// What the statement being prepared does to the schema, from the
     /// authorizer.
     var effectOfPreparedStatement = Effect.none
@@ -34,6 +38,7 @@ final class SchemaCache {
         columns.removeAll()
         primaryKeys.removeAll()
         inserts.removeAll()
+        lastInsert = nil
         version = nil
         needsCheck = true
     }
@@ -99,7 +104,11 @@ extension Database {
     func cachedInsert(for type: Any.Type, table tableName: () -> String, columns: [String]) throws -> CachedInsert {
         try validateSchemaCache()
         let key = ObjectIdentifier(type)
-        if let cached = schemaCache.inserts[key], cached.columns == columns { return cached }
+        if let last = schemaCache.lastInsert, last.type == key, last.insert.columns == columns { return last.insert }
+        if let cached = schemaCache.inserts[key], cached.columns == columns {
+            schemaCache.lastInsert = (key, cached)
+            return cached
+        }
         let table = tableName()
         let quotedTable = table.quotedDatabaseIdentifier
         let sql = columns.isEmpty
@@ -108,6 +117,7 @@ extension Database {
         let cached = CachedInsert(columns: columns, statement: try makeStatement(sql: sql),
                                   rowIDColumn: try primaryKey(table).rowIDColumn)
         schemaCache.inserts[key] = cached
+        schemaCache.lastInsert = (key, cached)
         return cached
     }
 }

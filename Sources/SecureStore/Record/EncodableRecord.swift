@@ -39,6 +39,12 @@ public struct PersistenceContainer: Sendable {
         }
     }
 
+    /// Appends a column known not to be there yet.
+    mutating func append(_ value: DatabaseValue, forColumn column: String) {
+        columns.append(column)
+        values.append(value)
+    }
+
     func index(of column: String) -> Int? {
         columns.firstIndex { $0.isEqualIgnoringCase(column) }
     }
@@ -75,92 +81,8 @@ extension EncodableRecord {
 
 extension EncodableRecord where Self: Encodable {
     public func encode(to container: inout PersistenceContainer) throws {
-        let encoder = RecordEncoder()
-        try encode(to: encoder)
-        container = encoder.box.container
+        container = try RecordEncoder.persistenceContainer(of: self)
     }
-}
-
-/// Encodes a record into a PersistenceContainer.
-private final class RecordEncoder: Encoder {
-    final class Box { var container = PersistenceContainer(capacity: 16) }
-    let box = Box()
-    var codingPath: [any CodingKey] { [] }
-    var userInfo: [CodingUserInfoKey: Any] { [:] }
-
-    func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
-        KeyedEncodingContainer(RecordKeyedContainer(box: box))
-    }
-
-    func unkeyedContainer() -> any UnkeyedEncodingContainer {
-        preconditionFailure("a record encodes into a keyed container (one key per column)")
-    }
-
-    func singleValueContainer() -> any SingleValueEncodingContainer {
-        preconditionFailure("a record encodes into a keyed container (one key per column)")
-    }
-}
-
-private struct RecordKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
-    let box: RecordEncoder.Box
-    var codingPath: [any CodingKey] { [] }
-
-    mutating func encodeNil(forKey key: Key) throws {
-        box.container.set(.null, forColumn: key.stringValue)
-    }
-
-    mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
-        box.container.set(try ColumnValueEncoder.databaseValue(of: value), forColumn: key.stringValue)
-    }
-
-    // The common types skip the dynamic cast of the generic method.
-    mutating func encode(_ value: Bool, forKey key: Key) throws { box.container.set(value.databaseValue, forColumn: key.stringValue) }
-    mutating func encode(_ value: String, forKey key: Key) throws { box.container.set(value.databaseValue, forColumn: key.stringValue) }
-    mutating func encode(_ value: Double, forKey key: Key) throws { box.container.set(value.databaseValue, forColumn: key.stringValue) }
-    mutating func encode(_ value: Float, forKey key: Key) throws { box.container.set(value.databaseValue, forColumn: key.stringValue) }
-    mutating func encode(_ value: Int, forKey key: Key) throws { box.container.set(value.databaseValue, forColumn: key.stringValue) }
-    mutating func encode(_ value: Int8, forKey key: Key) throws { box.container.set(value.databaseValue, forColumn: key.stringValue) }
-    mutating func encode(_ value: Int16, forKey key: Key) throws { box.container.set(value.databaseValue, forColumn: key.stringValue) }
-    mutating func encode(_ value: Int32, forKey key: Key) throws { box.container.set(value.databaseValue, forColumn: key.stringValue) }
-    mutating func encode(_ value: Int64, forKey key: Key) throws { box.container.set(value.databaseValue, forColumn: key.stringValue) }
-    mutating func encode(_ value: UInt8, forKey key: Key) throws { box.container.set(value.databaseValue, forColumn: key.stringValue) }
-    mutating func encode(_ value: UInt16, forKey key: Key) throws { box.container.set(value.databaseValue, forColumn: key.stringValue) }
-    mutating func encode(_ value: UInt32, forKey key: Key) throws { box.container.set(value.databaseValue, forColumn: key.stringValue) }
-
-    // Optional properties are written as NULL rather than skipped, so that
-    // an update clears them.
-    mutating func encodeIfPresent<T: Encodable>(_ value: T?, forKey key: Key) throws {
-        if let value { try encode(value, forKey: key) } else { try encodeNil(forKey: key) }
-    }
-    mutating func encodeIfPresent(_ value: Bool?, forKey key: Key) throws { try encodeOptional(value, key) }
-    mutating func encodeIfPresent(_ value: String?, forKey key: Key) throws { try encodeOptional(value, key) }
-    mutating func encodeIfPresent(_ value: Double?, forKey key: Key) throws { try encodeOptional(value, key) }
-    mutating func encodeIfPresent(_ value: Float?, forKey key: Key) throws { try encodeOptional(value, key) }
-    mutating func encodeIfPresent(_ value: Int?, forKey key: Key) throws { try encodeOptional(value, key) }
-    mutating func encodeIfPresent(_ value: Int8?, forKey key: Key) throws { try encodeOptional(value, key) }
-    mutating func encodeIfPresent(_ value: Int16?, forKey key: Key) throws { try encodeOptional(value, key) }
-    mutating func encodeIfPresent(_ value: Int32?, forKey key: Key) throws { try encodeOptional(value, key) }
-    mutating func encodeIfPresent(_ value: Int64?, forKey key: Key) throws { try encodeOptional(value, key) }
-    mutating func encodeIfPresent(_ value: UInt?, forKey key: Key) throws { try encodeOptional(value, key) }
-    mutating func encodeIfPresent(_ value: UInt8?, forKey key: Key) throws { try encodeOptional(value, key) }
-    mutating func encodeIfPresent(_ value: UInt16?, forKey key: Key) throws { try encodeOptional(value, key) }
-    mutating func encodeIfPresent(_ value: UInt32?, forKey key: Key) throws { try encodeOptional(value, key) }
-    mutating func encodeIfPresent(_ value: UInt64?, forKey key: Key) throws { try encodeOptional(value, key) }
-
-    private mutating func encodeOptional<T: DatabaseValueConvertible>(_ value: T?, _ key: Key) throws {
-        box.container.set(value?.databaseValue ?? .null, forColumn: key.stringValue)
-    }
-
-    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key) -> KeyedEncodingContainer<NestedKey> {
-        preconditionFailure("nested containers are stored as JSON: encode a Codable value for \(key.stringValue)")
-    }
-
-    mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
-        preconditionFailure("nested containers are stored as JSON: encode a Codable value for \(key.stringValue)")
-    }
-
-    mutating func superEncoder() -> any Encoder { preconditionFailure("superEncoder is not supported by records") }
-    mutating func superEncoder(forKey key: Key) -> any Encoder { preconditionFailure("superEncoder is not supported by records") }
 }
 
 /// The stored value of one property: DatabaseValueConvertible values as

@@ -37,19 +37,6 @@ final class RowDecodingCache {
     }
 }
 
-/// Holds a value of a generic type inside a class, so that reading it back
-/// takes the type from the object itself rather than from a runtime lookup
-/// of `KeyedDecodingContainer<Key>` (a resilient standard library type).
-private final class ContainerBox<Value> {
-    private let stored: Value
-    init(_ value: Value) { stored = value }
-
-    // Not specialized: a specialization for `KeyedDecodingContainer<Key>`
-    // would look the type up again, which is what this box avoids.
-    @inline(never) @_semantics("optimize.sil.specialize.generic.never")
-    func value() -> Value { stored }
-}
-
 /// The column of each key, in the order a record asks for its keys.
 ///
 /// Each answer is checked against the key's name, so a record that asks

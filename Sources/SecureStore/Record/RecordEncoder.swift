@@ -1,0 +1,168 @@
+import Synchronization
+
+/// Encodes a record into a ``PersistenceContainer``.
+///
+/// Encoders are reused: an insert runs for every record, and a fresh
+/// encoder costs two allocations plus the making of its keyed container
+/// (an allocation and three generic metadata lookups, about 900
+/// instructions). A small pool keeps encoders, each with the container of
+/// the last record type it encoded.
+final class RecordEncoder: Encoder, @unchecked Sendable {
+    // @unchecked Sendable: an encoder is used by one thread at a time. It
+    // is either in the pool (behind its lock) or taken out by exactly one
+    // `persistenceContainer(of:)` call until that call puts it back.
+
+    /// Where the containers write.
+    final class Box {
+        // Runtime exclusivity checks cost more than the work here (two per
+        // encoded property, about 150 instructions); only this class
+        // touches these, one call at a time, and no call reenters.
+        @exclusivity(unchecked) private(set) var container = PersistenceContainer()
+        /// The columns of the previous record (distinct, as `set` makes them).
+        @exclusivity(unchecked) private var previousColumns: [String] = []
+        /// True while this record's columns repeat the previous record's.
+        @exclusivity(unchecked) private var followsPrevious = true
+
+        func start() {
+            container = PersistenceContainer(capacity: 8)
+            followsPrevious = true
+        }
+
+        func finish() -> PersistenceContainer {
+            if !followsPrevious || container.columns.count != previousColumns.count {
+                previousColumns = container.columns
+            }
+            defer { container = PersistenceContainer() }
+            return container
+        }
+
+        /// Sets a column's value. A key that repeats the previous record's
+        /// key at the same position, after keys that all did, cannot be
+        /// a duplicate of this record's earlier keys: it is appended
+        /// without the search (a string comparison per earlier column).
+        func set(_ value: DatabaseValue, forColumn column: String) {
+            let position = container.columns.count
+            if followsPrevious, position < previousColumns.count, previousColumns[position] == column {
+                container.append(value, forColumn: column)
+            } else {
+                followsPrevious = false
+                container.set(value, forColumn: column)
+            }
+        }
+    }
+
+    let box = Box()
+    var codingPath: [any CodingKey] { [] }
+    var userInfo: [CodingUserInfoKey: Any] { [:] }
+
+    /// The `CodingKey` type the cached container was made for.
+    private var keyType: ObjectIdentifier?
+    /// A `ContainerBox<KeyedEncodingContainer<Key>>` for `keyType`.
+    private var cachedContainer: AnyObject?
+
+    private static let pool = Mutex<[RecordEncoder]>([])
+    private static let poolLimit = 8
+
+    /// The columns and values of `record`.
+    static func persistenceContainer(of record: some Encodable) throws -> PersistenceContainer {
+        let encoder = pool.withLock { $0.popLast() } ?? RecordEncoder()
+        defer { pool.withLock { if $0.count < poolLimit { $0.append(encoder) } } }
+        encoder.box.start()
+        do {
+            try record.encode(to: encoder)
+        } catch {
+            _ = encoder.box.finish()
+            throw error
+        }
+        return encoder.box.finish()
+    }
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
+        if keyType == ObjectIdentifier(Key.self), let cachedContainer {
+            // Safe: made below for this same Key type.
+            return unsafeDowncast(cachedContainer, to: ContainerBox<KeyedEncodingContainer<Key>>.self).value()
+        }
+        return makeContainer(keyedBy: type)
+    }
+
+    // Apart, so that the reuse path above does not pay for the metadata of
+    // `KeyedEncodingContainer<Key>`.
+    @inline(never)
+    private func makeContainer<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
+        let container = KeyedEncodingContainer(RecordKeyedContainer<Key>(box: box))
+        keyType = ObjectIdentifier(Key.self)
+        cachedContainer = ContainerBox(container)
+        return container
+    }
+
+    func unkeyedContainer() -> any UnkeyedEncodingContainer {
+        preconditionFailure("a record encodes into a keyed container (one key per column)")
+    }
+
+    func singleValueContainer() -> any SingleValueEncodingContainer {
+        preconditionFailure("a record encodes into a keyed container (one key per column)")
+    }
+}
+
+struct RecordKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
+    let box: RecordEncoder.Box
+    var codingPath: [any CodingKey] { [] }
+
+    mutating func encodeNil(forKey key: Key) throws {
+        box.set(.null, forColumn: key.stringValue)
+    }
+
+    mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
+        box.set(try ColumnValueEncoder.databaseValue(of: value), forColumn: key.stringValue)
+    }
+
+    // The common types skip the dynamic cast of the generic method.
+    mutating func encode(_ value: Bool, forKey key: Key) throws { box.set(value.databaseValue, forColumn: key.stringValue) }
+    mutating func encode(_ value: String, forKey key: Key) throws { box.set(value.databaseValue, forColumn: key.stringValue) }
+    mutating func encode(_ value: Double, forKey key: Key) throws { box.set(value.databaseValue, forColumn: key.stringValue) }
+    mutating func encode(_ value: Float, forKey key: Key) throws { box.set(value.databaseValue, forColumn: key.stringValue) }
+    mutating func encode(_ value: Int, forKey key: Key) throws { box.set(value.databaseValue, forColumn: key.stringValue) }
+    mutating func encode(_ value: Int8, forKey key: Key) throws { box.set(value.databaseValue, forColumn: key.stringValue) }
+    mutating func encode(_ value: Int16, forKey key: Key) throws { box.set(value.databaseValue, forColumn: key.stringValue) }
+    mutating func encode(_ value: Int32, forKey key: Key) throws { box.set(value.databaseValue, forColumn: key.stringValue) }
+    mutating func encode(_ value: Int64, forKey key: Key) throws { box.set(value.databaseValue, forColumn: key.stringValue) }
+    mutating func encode(_ value: UInt8, forKey key: Key) throws { box.set(value.databaseValue, forColumn: key.stringValue) }
+    mutating func encode(_ value: UInt16, forKey key: Key) throws { box.set(value.databaseValue, forColumn: key.stringValue) }
+    mutating func encode(_ value: UInt32, forKey key: Key) throws { box.set(value.databaseValue, forColumn: key.stringValue) }
+
+    // Optional properties are written as NULL rather than skipped, so that
+    // an update clears them.
+    mutating func encodeIfPresent<T: Encodable>(_ value: T?, forKey key: Key) throws {
+        if let value { try encode(value, forKey: key) } else { try encodeNil(forKey: key) }
+    }
+    mutating func encodeIfPresent(_ value: Bool?, forKey key: Key) throws { try encodeOptional(value, key) }
+    mutating func encodeIfPresent(_ value: String?, forKey key: Key) throws { try encodeOptional(value, key) }
+    mutating func encodeIfPresent(_ value: Double?, forKey key: Key) throws { try encodeOptional(value, key) }
+    mutating func encodeIfPresent(_ value: Float?, forKey key: Key) throws { try encodeOptional(value, key) }
+    mutating func encodeIfPresent(_ value: Int?, forKey key: Key) throws { try encodeOptional(value, key) }
+    mutating func encodeIfPresent(_ value: Int8?, forKey key: Key) throws { try encodeOptional(value, key) }
+    mutating func encodeIfPresent(_ value: Int16?, forKey key: Key) throws { try encodeOptional(value, key) }
+    mutating func encodeIfPresent(_ value: Int32?, forKey key: Key) throws { try encodeOptional(value, key) }
+    mutating func encodeIfPresent(_ value: Int64?, forKey key: Key) throws { try encodeOptional(value, key) }
+    mutating func encodeIfPresent(_ value: UInt?, forKey key: Key) throws { try encodeOptional(value, key) }
+    mutating func encodeIfPresent(_ value: UInt8?, forKey key: Key) throws { try encodeOptional(value, key) }
+    mutating func encodeIfPresent(_ value: UInt16?, forKey key: Key) throws { try encodeOptional(value, key) }
+    mutating func encodeIfPresent(_ value: UInt32?, forKey key: Key) throws { try encodeOptional(value, key) }
+    mutating func encodeIfPresent(_ value: UInt64?, forKey key: Key) throws { try encodeOptional(value, key) }
+
+    private mutating func encodeOptional<T: DatabaseValueConvertible>(_ value: T?, _ key: Key) throws {
+        box.set(value?.databaseValue ?? .null, forColumn: key.stringValue)
+    }
+
+    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key) -> KeyedEncodingContainer<NestedKey> {
+        preconditionFailure("nested containers are stored as JSON: encode a Codable value for \(key.stringValue)")
+    }
+
+    mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
+        preconditionFailure("nested containers are stored as JSON: encode a Codable value for \(key.stringValue)")
+    }
+
+    mutating func superEncoder() -> any Encoder { preconditionFailure("superEncoder is not supported by records") }
+    mutating func superEncoder(forKey key: Key) -> any Encoder { preconditionFailure("superEncoder is not supported by records") }
+}
+

@@ -1,0 +1,97 @@
+import Foundation
+import SecureStore
+import XCTest
+
+/// Record encoders are pooled and remember the keys of the previous
+/// record. These tests change the keys from one record to the next, mix
+/// record types, and encode from many threads at once.
+final class RecordEncoderTests: SecureStoreTestCase {
+    /// Encodes `extra` only when it is set, and `name` twice when asked.
+    struct Flexible: Encodable, PersistableRecord {
+        static let databaseTableName = "flexible"
+        var id: Int64
+        var name: String
+        var extra: String?
+        var nameTwice = false
+
+        private enum CodingKeys: String, CodingKey { case id, name, extra }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            if let extra { try container.encode(extra, forKey: .extra) }
+            try container.encode(id, forKey: .id)
+            try container.encode(name, forKey: .name)
+            if nameTwice { try container.encode(name + " (last)", forKey: .name) }
+        }
+    }
+
+    struct Other: Codable, PersistableRecord, FetchableRecord, Equatable {
+        static let databaseTableName = "other"
+        var id: Int64
+        var score: Double
+    }
+
+    func testKeysThatChangeFromRecordToRecord() throws {
+        let dbQueue = try makeEncryptedQueue()
+        let records: [Flexible] = (1...30).map { (i: Int) -> Flexible in
+            let extra: String? = i % 4 == 0 ? "x\(i)" : nil
+            return Flexible(id: Int64(i), name: "n\(i)", extra: extra, nameTwice: i % 5 == 0)
+        }
+        try dbQueue.write { db in
+            try db.execute(sql: "CREATE TABLE flexible (id INTEGER PRIMARY KEY, name TEXT, extra TEXT)")
+            try db.execute(sql: "CREATE TABLE other (id INTEGER PRIMARY KEY, score REAL)")
+            for record in records {
+                try record.insert(db)
+                // Another record type in between: another container.
+                try Other(id: record.id, score: Double(record.id) / 4).insert(db)
+            }
+        }
+        try dbQueue.read { db in
+            let rows = try Row.fetchAll(db, sql: "SELECT id, name, extra FROM flexible ORDER BY id")
+            XCTAssertEqual(rows.count, 30)
+            for (record, row) in zip(records, rows) {
+                XCTAssertEqual(row["id"] as Int64, record.id)
+                XCTAssertEqual(row["name"] as String, record.nameTwice ? record.name + " (last)" : record.name)
+                XCTAssertEqual(row["extra"] as String?, record.extra)
+            }
+            XCTAssertEqual(try Other.fetchAll(db, sql: "SELECT * FROM other ORDER BY id"),
+                           (1...30).map { Other(id: Int64($0), score: Double($0) / 4) })
+        }
+        // The columns of each record, in encoding order, without duplicates.
+        XCTAssertEqual(try Array(records[3].databaseDictionary.keys).sorted(), ["extra", "id", "name"])
+        XCTAssertEqual(try records[4].databaseDictionary["name"], "n5 (last)".databaseValue)
+        XCTAssertEqual(try records[4].databaseDictionary.count, 2)
+    }
+
+    func testEncodingFromManyThreadsAtOnce() throws {
+        let results = Mutex(Array(repeating: false, count: 2000))
+        DispatchQueue.concurrentPerform(iterations: 2000) { i in
+            let ok: Bool
+            if i % 2 == 0 {
+                let extra: String? = i % 3 == 0 ? "e\(i)" : nil
+                let dictionary = try? Flexible(id: Int64(i), name: "n\(i)", extra: extra).databaseDictionary
+                let expectedExtra: DatabaseValue? = extra?.databaseValue
+                ok = dictionary?["id"] == Int64(i).databaseValue && dictionary?["name"] == "n\(i)".databaseValue
+                    && dictionary?["extra"] == expectedExtra
+            } else {
+                let dictionary = try? Other(id: Int64(i), score: Double(i)).databaseDictionary
+                ok = dictionary == ["id": Int64(i).databaseValue, "score": Double(i).databaseValue]
+            }
+            results.withLock { $0[i] = ok }
+        }
+        XCTAssertEqual(results.withLock { $0.filter { !$0 }.count }, 0)
+    }
+}
+
+/// A lock around a value, for the threads of a test.
+private final class Mutex<Value>: @unchecked Sendable {
+    // @unchecked Sendable: every access goes through the lock.
+    private var value: Value
+    private let lock = NSLock()
+    init(_ value: Value) { self.value = value }
+    func withLock<R>(_ body: (inout Value) -> R) -> R {
+        lock.lock()
+        defer { lock.unlock() }
+        return body(&value)
+    }
+}
