@@ -33,17 +33,20 @@ public final class Row {
     /// subscripts read columns through it.
     @usableFromInline let statementHandle: SQLiteStatement?
 
-    /// Reused by the records a cursor decodes from this row, one per step.
-    lazy var decodingCache = RowDecodingCache()
+    /// Reused by the records a cursor decodes from this row, one per step
+    /// (rows that read a statement only).
+    let decodingCache: RowDecodingCache?
 
     init(statement: Statement) {
         storage = .statement(statement)
         statementHandle = statement.sqliteStatement
+        decodingCache = RowDecodingCache(statement: statement)
     }
 
     init(names: [String], values: [DatabaseValue]) {
         storage = .values(names: names, values: values)
         statementHandle = nil
+        decodingCache = nil
     }
 
     /// An empty row.

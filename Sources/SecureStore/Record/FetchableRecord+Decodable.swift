@@ -16,8 +16,8 @@ struct RowDecoder: Decoder {
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
         // A cursor's row reads its statement and decodes one record per
         // step: reuse the container and the column plan of the first.
-        if case .statement(let statement) = row.storage {
-            return row.decodingCache.container(keyedBy: Key.self, statement: statement)
+        if let cache = row.decodingCache {
+            return cache.container(keyedBy: Key.self)
         }
         return KeyedDecodingContainer(RowKeyedContainer<Key>(source: .row(row), plan: nil))
     }

@@ -8,26 +8,31 @@
 /// finding a column by name costs a string scan. Both are done for the
 /// first record and reused for the others.
 final class RowDecodingCache {
+    private let statement: Statement
     /// The `CodingKey` type the cached container was made for.
     private var keyType: ObjectIdentifier?
     /// A `ContainerBox<KeyedDecodingContainer<Key>>` for `keyType`.
     private var box: AnyObject?
     private var plan: ColumnPlan?
 
+    init(statement: Statement) {
+        self.statement = statement
+    }
+
     /// The container for this record, made for the first record and reused.
-    func container<Key: CodingKey>(keyedBy type: Key.Type, statement: Statement) -> KeyedDecodingContainer<Key> {
+    func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedDecodingContainer<Key> {
         if keyType == ObjectIdentifier(Key.self), let box, let plan {
             plan.rewind()
             // Safe: `box` was made below for this same Key type.
             return unsafeDowncast(box, to: ContainerBox<KeyedDecodingContainer<Key>>.self).value()
         }
-        return makeContainer(keyedBy: type, statement: statement)
+        return makeContainer(keyedBy: type)
     }
 
     // Kept apart so that the reuse path above does not pay for the
     // metadata of `KeyedDecodingContainer<Key>`, which this one needs.
     @inline(never)
-    private func makeContainer<Key: CodingKey>(keyedBy type: Key.Type, statement: Statement) -> KeyedDecodingContainer<Key> {
+    private func makeContainer<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedDecodingContainer<Key> {
         let plan = ColumnPlan()
         let container = KeyedDecodingContainer(RowKeyedContainer<Key>(source: .statement(statement), plan: plan))
         self.keyType = ObjectIdentifier(Key.self)
