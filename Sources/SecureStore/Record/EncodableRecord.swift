@@ -30,7 +30,7 @@ public struct PersistenceContainer: Sendable {
     /// unique by construction, and this runs for every property of every
     /// insert (two keys that differ only by case make SQLite report a
     /// duplicate column).
-    mutating func set(_ value: DatabaseValue, forColumn column: String) {
+    mutating func set(_ value: consuming DatabaseValue, forColumn column: String) {
         if let index = columns.firstIndex(of: column) {
             values[index] = value
         } else {
@@ -40,7 +40,7 @@ public struct PersistenceContainer: Sendable {
     }
 
     /// Appends a column known not to be there yet.
-    mutating func append(_ value: DatabaseValue, forColumn column: String) {
+    mutating func append(_ value: consuming DatabaseValue, forColumn column: String) {
         columns.append(column)
         values.append(value)
     }

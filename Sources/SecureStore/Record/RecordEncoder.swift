@@ -40,7 +40,7 @@ final class RecordEncoder: Encoder, @unchecked Sendable {
         /// key at the same position, after keys that all did, cannot be
         /// a duplicate of this record's earlier keys: it is appended
         /// without the search (a string comparison per earlier column).
-        func set(_ value: DatabaseValue, forColumn column: String) {
+        func set(_ value: consuming DatabaseValue, forColumn column: String) {
             let position = container.columns.count
             if followsPrevious, position < previousColumns.count, previousColumns[position] == column {
                 container.append(value, forColumn: column)
