@@ -63,6 +63,37 @@ final class RecordEncoderTests: SecureStoreTestCase {
         XCTAssertEqual(try records[4].databaseDictionary.count, 2)
     }
 
+    /// The encoder reuses its storage for the next record: a container
+    /// kept from an earlier insert must not change.
+    func testAKeptContainerDoesNotChange() throws {
+        struct Kept: Encodable, MutablePersistableRecord {
+            static let databaseTableName = "other"
+            var id: Int64?
+            var score: Double
+            var inserted: [PersistenceContainer] = []
+            private enum CodingKeys: String, CodingKey { case id, score }
+            mutating func didInsert(_ inserted: InsertionSuccess) {
+                id = inserted.rowID
+                self.inserted.append(inserted.persistenceContainer)
+            }
+        }
+        let dbQueue = try makeEncryptedQueue()
+        var record = Kept(id: nil, score: 1.5)
+        try dbQueue.write { db in
+            try db.execute(sql: "CREATE TABLE other (id INTEGER PRIMARY KEY, score REAL)")
+            try record.insert(db)
+            var other = Kept(id: nil, score: 2.5)
+            for _ in 0..<3 { other.id = nil; try other.insert(db) }
+            record.id = nil
+            record.score = 3.5
+            try record.insert(db)
+        }
+        XCTAssertEqual(record.inserted.count, 2)
+        XCTAssertEqual(record.inserted[0]["score"] as? Double, 1.5)
+        XCTAssertEqual(record.inserted[1]["score"] as? Double, 3.5)
+        XCTAssertEqual(record.id, 5)
+    }
+
     func testEncodingFromManyThreadsAtOnce() throws {
         let results = Mutex(Array(repeating: false, count: 2000))
         DispatchQueue.concurrentPerform(iterations: 2000) { i in

@@ -7,9 +7,14 @@ public struct PersistenceContainer: Sendable {
 
     public init() {}
 
-    init(capacity: Int) {
-        columns.reserveCapacity(capacity)
-        values.reserveCapacity(capacity)
+    /// Removes every column, keeping the storage when it is not shared.
+    mutating func removeAllKeepingCapacity(_ minimumCapacity: Int) {
+        columns.removeAll(keepingCapacity: true)
+        values.removeAll(keepingCapacity: true)
+        if columns.capacity < minimumCapacity {
+            columns.reserveCapacity(minimumCapacity)
+            values.reserveCapacity(minimumCapacity)
+        }
     }
 
     /// The value of a column (case-insensitive); setting a new column

@@ -23,16 +23,21 @@ final class RecordEncoder: Encoder, @unchecked Sendable {
         /// True while this record's columns repeat the previous record's.
         @exclusivity(unchecked) private var followsPrevious = true
 
+        /// Empties the container, keeping its storage when the previous
+        /// record's container is gone (the insert that used it is over):
+        /// no allocation per record then.
         func start() {
-            container = PersistenceContainer(capacity: 8)
+            container.removeAllKeepingCapacity(8)
             followsPrevious = true
         }
 
+        /// The record's container. It shares its storage with this box
+        /// until the next `start`, which then reuses or replaces it (values
+        /// are copied on write, so a caller that keeps it sees no change).
         func finish() -> PersistenceContainer {
             if !followsPrevious || container.columns.count != previousColumns.count {
                 previousColumns = container.columns
             }
-            defer { container = PersistenceContainer() }
             return container
         }
 
