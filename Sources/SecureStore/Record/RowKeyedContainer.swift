@@ -29,7 +29,6 @@ struct RowKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
 
     private let reader: Reader
     private var source: Source { reader.source }
-    private var plan: ColumnPlan? { reader.plan }
 
     init(source: Source, plan: ColumnPlan?) {
         reader = Reader(source: source, plan: plan)
