@@ -62,8 +62,12 @@ final class BadInputMatrixTests: MigrateToolTestCase {
         var arguments = self.arguments(command, file, keyVariable: keyVariable)
         var executable = Self.productsDirectory.appendingPathComponent("migrate-tool").path
         if let user {
-            // Root reads any file: run as another user to meet a permission check.
-            arguments = ["--reuid=\(user)", "--regid=\(user)", "--clear-groups", executable] + arguments
+            // Root reads any file: run as another user to meet a permission
+            // check. The checkout may sit in a folder that user cannot
+            // enter (root's home is 0700): it gets its own copies.
+            let shared = try sharedCopiesForOtherUsers()
+            arguments = arguments.map { $0 == migrations ? shared.migrations : $0 }
+            arguments = ["--reuid=\(user)", "--regid=\(user)", "--clear-groups", shared.tool] + arguments
             executable = "/usr/bin/setpriv"
         }
         let result = try CommandLineClient.run(executable, arguments, environment: environment)
@@ -83,6 +87,29 @@ final class BadInputMatrixTests: MigrateToolTestCase {
             XCTAssertEqual(Set(after.keys).subtracting(before.keys), [], "files left by a failed run: \(context)", line: line)
         }
         return result
+    }
+
+    /// The tool and the example migrations, copied where any user can read
+    /// them: the test folder, opened to others (with umask 077 it is 0700).
+    private func sharedCopiesForOtherUsers() throws -> (tool: String, migrations: String) {
+        let folder = path("shared-with-other-users")
+        let tool = folder + "/migrate-tool", copied = folder + "/migrations"
+        if !FileManager.default.fileExists(atPath: folder) {
+            try FileManager.default.createDirectory(atPath: copied, withIntermediateDirectories: true)
+            try FileManager.default.copyItem(atPath: Self.productsDirectory.appendingPathComponent("migrate-tool").path,
+                                             toPath: tool)
+            for name in try FileManager.default.contentsOfDirectory(atPath: migrations) {
+                try FileManager.default.copyItem(atPath: migrations + "/" + name, toPath: copied + "/" + name)
+            }
+            for item in [directory.path, folder, copied] {
+                try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: item)
+            }
+            try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: tool)
+            for name in try FileManager.default.contentsOfDirectory(atPath: copied) {
+                try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: copied + "/" + name)
+            }
+        }
+        return (tool, copied)
     }
 
     /// SHA-256 of every regular file in the test folder and the migrations.

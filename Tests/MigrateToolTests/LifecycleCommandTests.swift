@@ -98,15 +98,31 @@ final class LifecycleCommandTests: MigrateToolTestCase {
         XCTAssertEqual(names.filter { $0.contains("securestore-tmp") || $0.hasSuffix(".backup") || $0 == "o.db" || $0 == "b.db" }, [])
     }
 
+    /// Every SQLCipher 1.x/2.x variant that SQLCipher 3.4.1 reads with the
+    /// right settings: 2.0 files from big-endian devices and 2.0 betas were
+    /// refused as "wrong key" before (cipher_migrate does not try them).
+    static let legacyFormats: [(name: String, settings: String, format: String)] = [
+        ("v2.db", "PRAGMA kdf_iter = 4000;", "SQLCipher 2"),
+        ("v1.db", "PRAGMA kdf_iter = 4000; PRAGMA cipher_use_hmac = OFF;", "SQLCipher 1"),
+        ("v2-be.db", "PRAGMA kdf_iter = 4000; PRAGMA cipher_hmac_pgno = be;", "SQLCipher 2, big-endian device"),
+        ("v2-beta.db", "PRAGMA kdf_iter = 4000; PRAGMA cipher_hmac_salt_mask = \"x'00'\";", "SQLCipher 2.0 beta"),
+        ("v2-beta-be.db", "PRAGMA kdf_iter = 4000; PRAGMA cipher_hmac_pgno = be; PRAGMA cipher_hmac_salt_mask = \"x'00'\";",
+         "SQLCipher 2.0 beta, big-endian device"),
+    ]
+
     func testUpgradeOldFormats() throws {
-        for (name, settings) in [("v2.db", "PRAGMA kdf_iter = 4000;"), ("v1.db", "PRAGMA kdf_iter = 4000; PRAGMA cipher_use_hmac = OFF;")] {
+        for (name, settings, format) in Self.legacyFormats {
             let made = try CommandLineClient.sqlcipher(path(name), preamble: "PRAGMA key = '\(passphrase)'; \(settings)",
                                                        sql: "CREATE TABLE t (a); INSERT INTO t VALUES ('old');")
             XCTAssertEqual(made.status, 0, made.stderr)
             let keys = try makeKeyFile("keys-\(name)")
             XCTAssertEqual(try tool(["inspect", path(name), "--key-file", keys]).status, 65, "unreadable before")
+            let wrong = try tool(["upgrade", path(name), "--key-env", "WRONG"], environment: ["WRONG": "not the key"])
+            XCTAssertEqual(wrong.status, 65, wrong.stderr)
+            XCTAssertTrue(wrong.stderr.contains("wrong"), wrong.stderr)
             let result = try tool(["upgrade", path(name), "--key-file", keys, "--json"])
             XCTAssertEqual(result.status, 0, result.stderr)
+            XCTAssertEqual((try json(result.stdout) as? [String: Any])?["note"] as? String, "upgraded from \(format)")
             let backup = try XCTUnwrap((try json(result.stdout) as? [String: Any])?["backup"] as? String)
             XCTAssertEqual(try cli(name, key: passphrase, "SELECT a FROM t;"), "old\n")
             XCTAssertEqual(try cli(URL(fileURLWithPath: backup).lastPathComponent, key: passphrase, settings: settings, "SELECT a FROM t;"), "old\n",

@@ -22,8 +22,13 @@ class MigrateToolTestCase: XCTestCase {
 
     func path(_ name: String) -> String { directory.appendingPathComponent(name).path }
 
-    /// The folder that holds the built products (`.build/debug`).
+    /// The folder that holds the built products (`.build/debug`), or
+    /// `SECURESTORE_TOOL_DIR` to run the tests against other binaries (an
+    /// older build, to show that a test fails there).
     static var productsDirectory: URL {
+        if let folder = ProcessInfo.processInfo.environment["SECURESTORE_TOOL_DIR"] {
+            return URL(fileURLWithPath: folder, isDirectory: true)
+        }
         for bundle in Bundle.allBundles where bundle.bundlePath.hasSuffix(".xctest") {
             return bundle.bundleURL.deletingLastPathComponent()
         }
@@ -37,11 +42,36 @@ class MigrateToolTestCase: XCTestCase {
 
     var migrations: String { Self.examplesDirectory.path }
 
+    /// Runs the tool; with `umask`, the child process starts with it (the
+    /// tests run one at a time, so setting it around the launch is safe).
     @discardableResult
     func tool(_ arguments: [String], stdin: String = "", environment: [String: String] = [:],
-              binary: String = "migrate-tool") throws -> CommandLineClient.Result {
-        try CommandLineClient.run(Self.productsDirectory.appendingPathComponent(binary).path, arguments,
-                                  stdin: stdin, environment: environment)
+              binary: String = "migrate-tool", umask mask: mode_t? = nil) throws -> CommandLineClient.Result {
+        let previous = mask.map { umask($0) }
+        defer { if let previous { umask(previous) } }
+        return try CommandLineClient.run(Self.productsDirectory.appendingPathComponent(binary).path, arguments,
+                                         stdin: stdin, environment: environment)
+    }
+
+    /// The permission bits of a file.
+    func mode(_ file: String) throws -> Int {
+        try XCTUnwrap(FileManager.default.attributesOfItem(atPath: file)[.posixPermissions] as? Int)
+    }
+
+    /// The names in a folder, sorted.
+    func names(in folder: String) throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: folder).sorted()
+    }
+
+    /// A legacy SQLCipher file made by the sqlcipher CLI with `settings`
+    /// (`PRAGMA kdf_iter = 4000; ...`), holding a table `t` with `rows` rows.
+    func makeLegacyDatabase(_ file: String, key: String, settings: String, rows: Int = 10) throws {
+        let made = try CommandLineClient.sqlcipher(file, preamble: "PRAGMA key = '\(key)'; \(settings)", sql: """
+            CREATE TABLE t (id INTEGER PRIMARY KEY, payload TEXT);
+            WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < \(rows))
+            INSERT INTO t (payload) SELECT 'row ' || i FROM n;
+            """)
+        XCTAssertEqual(made.status, 0, made.stderr)
     }
 
     /// A private key file with the test passphrase (and a second key).

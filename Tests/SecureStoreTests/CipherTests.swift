@@ -128,9 +128,22 @@ final class CipherTests: SecureStoreTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: stale))
     }
 
-    func testUpgradeOf2xAnd1xFiles() throws {
-        // 2.x: kdf_iter 4000 with HMAC; 1.x: kdf_iter 4000 without HMAC.
-        for (name, settings) in [("v2.db", "PRAGMA kdf_iter = 4000;"), ("v1.db", "PRAGMA kdf_iter = 4000; PRAGMA cipher_use_hmac = OFF;")] {
+    func testUpgradeOfEveryLegacyFormat() throws {
+        // 2.x: kdf_iter 4000 with HMAC; 1.x: without HMAC; 2.x written on
+        // big-endian devices; 2.0 betas (HMAC salt mask 0x00).
+        let formats: [(String, String, Cipher.FileFormat)] = [
+            ("v2.db", "PRAGMA kdf_iter = 4000;", .sqlcipher2),
+            ("v1.db", "PRAGMA kdf_iter = 4000; PRAGMA cipher_use_hmac = OFF;", .sqlcipher1),
+            ("v2-be.db", "PRAGMA kdf_iter = 4000; PRAGMA cipher_hmac_pgno = be;", .sqlcipher2BigEndian),
+            ("v2-beta.db", "PRAGMA kdf_iter = 4000; PRAGMA cipher_hmac_salt_mask = \"x'00'\";", .sqlcipher2Beta),
+            ("v2-beta-be.db", "PRAGMA kdf_iter = 4000; PRAGMA cipher_hmac_pgno = be; PRAGMA cipher_hmac_salt_mask = \"x'00'\";",
+             .sqlcipher2BetaBigEndian),
+        ]
+        // A current file open meanwhile: the process-wide salt mask that
+        // 2.0 betas need must not disturb other connections.
+        let current = try DatabaseQueue(path: path("current.db"), configuration: key.configuration())
+        try current.write { db in try db.execute(sql: "CREATE TABLE t (a)") }
+        for (name, settings, format) in formats {
             let made = try CommandLineClient.sqlcipher(path(name), preamble: "PRAGMA key = 'old app'; \(settings)",
                                                        sql: "CREATE TABLE t (a); INSERT INTO t VALUES ('kept'); PRAGMA user_version = 3;")
             XCTAssertEqual(made.status, 0, made.stderr)
@@ -142,13 +155,38 @@ final class CipherTests: SecureStoreTestCase {
                 XCTAssertTrue("\(error)".contains("unchanged"), "\(error)")
             }
             XCTAssertEqual(try sha256(path(name)), before, "a wrong key leaves \(name) unchanged")
-            try Cipher.upgrade(at: path(name), key: oldKey)
+            XCTAssertEqual(try Cipher.detectFormat(at: path(name), key: oldKey), format)
+            XCTAssertEqual(try Cipher.upgrade(at: path(name), key: oldKey).format, format)
+            XCTAssertEqual(try Cipher.detectFormat(at: path(name), key: oldKey), .sqlcipher3)
+            XCTAssertNil(try Cipher.upgrade(at: path(name), key: oldKey).summary, "a current file is left alone")
+            XCTAssertEqual(try DatabaseQueue(path: path("current.db"), configuration: key.configuration())
+                .read { try Int.fetchOne($0, sql: "SELECT count(*) FROM t") }, 0)
             let dbQueue = try DatabaseQueue(path: path(name), configuration: oldKey.configuration())
             XCTAssertEqual(try dbQueue.read { try String.fetchOne($0, sql: "SELECT a FROM t") }, "kept")
             XCTAssertEqual(try dbQueue.read { try Int.fetchOne($0, sql: "PRAGMA user_version") }, 3)
             let cli = try CommandLineClient.sqlcipher(path(name), preamble: "PRAGMA key = 'old app';", sql: "SELECT a FROM t;")
             XCTAssertEqual(cli.stdout, "kept\n", cli.stderr)
         }
+    }
+
+    func testFilesArePrivateAndReplacedFilesKeepTheirMode() throws {
+        let file = try makePlaintext("db.db", megabytes: 1)
+        let previous = umask(0)
+        defer { umask(previous) }
+        func mode(_ path: String) throws -> Int {
+            try XCTUnwrap(FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int)
+        }
+        try FileManager.default.setAttributes([.posixPermissions: 0o640], ofItemAtPath: file)
+        try Cipher.encrypt(plaintextAt: file, to: path("encrypted.db"), key: key)
+        XCTAssertEqual(try mode(path("encrypted.db")), 0o600)
+        try Cipher.encrypt(plaintextAt: file, to: file, key: key)
+        XCTAssertEqual(try mode(file), 0o640, "replaced in place: the mode is kept")
+        try Cipher.decrypt(at: file, key: key, to: path("plain.db"))
+        XCTAssertEqual(try mode(path("plain.db")), 0o600, "the plaintext copy is private")
+        try Cipher.backup(at: file, key: key, to: path("copy.db"))
+        XCTAssertEqual(try mode(path("copy.db")), 0o600)
+        try Cipher.rekey(at: file, from: key, to: CipherKey(passphrase: "next"))
+        XCTAssertEqual(try mode(file), 0o640)
     }
 
     func testVerifyFindsADamagedPage() throws {

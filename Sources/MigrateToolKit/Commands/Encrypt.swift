@@ -51,7 +51,14 @@ extension MigrateToolCommand {
                         kept = original
                     }
                     let summary = try Cipher.encrypt(plaintextAt: source, to: destination, key: key.key, progress: progress)
-                    return (summary, kept)
+                    if let kept, let ownership = PrivateFile.ownership(of: kept) {
+                        // The encrypted file took the name (and the mode);
+                        // the plaintext left behind is made private.
+                        var privateOwnership = ownership
+                        privateOwnership.mode &= PrivateFile.privateMode
+                        try PrivateFile.apply(privateOwnership, to: kept)
+                    }
+                    return CipherOutcome(summary: summary, backup: kept)
                 }
             }
         }
@@ -87,7 +94,7 @@ extension MigrateToolCommand {
                 try CipherRun.checkOutputIsNew(output)
                 return try CipherRun.run("decrypt", file: source, output: output, json: outputOptions.json,
                                          lockTimeout: lock.seconds, access: .read) { progress in
-                    (try Cipher.decrypt(at: source, key: key.key, to: output, progress: progress), nil)
+                    CipherOutcome(summary: try Cipher.decrypt(at: source, key: key.key, to: output, progress: progress))
                 }
             }
         }
@@ -114,7 +121,7 @@ extension MigrateToolCommand {
                 try CipherRun.checkOutputIsNew(output)
                 return try CipherRun.run("backup", file: database, output: output, json: outputOptions.json,
                                          lockTimeout: lock.seconds, access: .read) { progress in
-                    (try Cipher.backup(at: database, key: key?.key, to: output, progress: progress), nil)
+                    CipherOutcome(summary: try Cipher.backup(at: database, key: key?.key, to: output, progress: progress))
                 }
             }
         }

@@ -23,7 +23,7 @@ extension MigrateToolCommand {
                 return try CipherRun.run("rekey", file: database, output: database, json: outputOptions.json,
                                          lockTimeout: lock.seconds, access: .write) { progress in
                     do {
-                        return (try Cipher.rekey(at: database, from: current.key, to: next.key, progress: progress), nil)
+                        return CipherOutcome(summary: try Cipher.rekey(at: database, from: current.key, to: next.key, progress: progress))
                     } catch let error as DatabaseError where error.resultCode == .SQLITE_NOTADB {
                         // A retry after a rekey that finished (or was killed
                         // after its rename): the new key opens the file.
@@ -56,18 +56,21 @@ extension MigrateToolCommand {
             try Output.run(json: outputOptions.json) {
                 guard let key = try key.resolve() else { throw ToolError(.usage, "upgrade needs the database's key") }
                 return try CipherRun.run("upgrade", file: database, output: database, json: outputOptions.json,
-                                         lockTimeout: lock.seconds, access: .write) { _ in
+                                         lockTimeout: lock.seconds, access: .write) { progress in
+                    let format = try Cipher.detectFormat(at: database, key: key.key)
+                    guard format != .sqlcipher3 else {
+                        throw AlreadyDone(summary: try Cipher.summary(at: database, key: key.key),
+                                          note: "already in the SQLCipher 3 format; nothing to do")
+                    }
                     let backup = noBackup ? nil : try FileCopy.backup(of: database)
                     do {
-                        try Cipher.upgrade(at: database, key: key.key)
+                        let report = try Cipher.upgrade(at: database, key: key.key, progress: progress)
+                        return CipherOutcome(summary: report.summary, backup: backup, note: "upgraded from \(report.format)")
                     } catch {
                         // The file is unchanged: the backup is not needed.
                         if let backup { try? FileManager.default.removeItem(atPath: backup) }
                         throw error
                     }
-                    let dbQueue = try DatabaseQueue(path: database, configuration: CipherKey(material: key.key.material).configuration(readonly: true))
-                    let summary = try dbQueue.read { db in try Cipher.summary(db) }
-                    return (summary, backup)
                 }
             }
         }

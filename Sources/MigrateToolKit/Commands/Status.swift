@@ -11,7 +11,7 @@ extension MigrateToolCommand {
         @Argument(help: "The database file.")
         var database: String
 
-        @Flag(name: .long, help: "Exit 3 when migrations are pending, 4 on drift or a changed file, 5 when superseded.")
+        @Flag(name: .long, help: "Exit 3 when migrations are pending, 4 on drift or a changed file, 5 when superseded, 78 when a pending migration holds a statement that apply refuses.")
         var check = false
 
         @OptionGroup var migrations: MigrationsOptions
@@ -27,10 +27,13 @@ extension MigrateToolCommand {
                 defer { try? dbQueue.close() }
                 let report = try dbQueue.read { db in
                     let validation = try migrator.validate(db)
+                    let pending = MigrationPlan(direction: .up, steps: validation.pending)
                     return StatusReport(file: database, current: try migrator.history(db).last?.identifier,
                                         pending: validation.pending, superseded: validation.superseded,
                                         checksumMismatches: validation.checksumMismatches.map(\.identifier),
-                                        schemaDrift: validation.schemaDrift != nil)
+                                        schemaDrift: validation.schemaDrift != nil,
+                                        forbiddenStatements: try migrator.forbiddenStatements(db, in: pending)
+                                            .map(ForbiddenStatementReport.init))
                 }
                 if output.json {
                     Output.json(report)
@@ -39,6 +42,9 @@ extension MigrateToolCommand {
                     if !report.superseded.isEmpty { Output.line("superseded: \(report.superseded.joined(separator: ", "))") }
                     if !report.checksumMismatches.isEmpty { Output.line("changed after apply: \(report.checksumMismatches.joined(separator: ", "))") }
                     if report.schemaDrift { Output.line("schema drift: the schema changed outside migrations") }
+                    for forbidden in report.forbiddenStatements {
+                        Output.line("refused: \(forbidden.file):\(forbidden.line): \(forbidden.statement): \(forbidden.reason)")
+                    }
                 }
                 return check ? report.checkCode : .success
             }
@@ -53,11 +59,34 @@ struct StatusReport: Codable {
     var superseded: [String]
     var checksumMismatches: [String]
     var schemaDrift: Bool
+    /// Statements of pending migrations that `apply` refuses.
+    var forbiddenStatements: [ForbiddenStatementReport]
 
     var checkCode: ToolExitCode {
+        if !forbiddenStatements.isEmpty { return .configuration }
         if !superseded.isEmpty { return .superseded }
         if !checksumMismatches.isEmpty || schemaDrift { return .drift }
         if !pending.isEmpty { return .pending }
         return .success
+    }
+}
+
+/// A statement `apply` refuses, for JSON: `{ "migration", "file", "line",
+/// "statement", "kind", "reason" }`.
+struct ForbiddenStatementReport: Codable {
+    var migration: String
+    var file: String
+    var line: Int
+    var statement: String
+    var kind: String
+    var reason: String
+
+    init(_ forbidden: ForbiddenStatement) {
+        migration = forbidden.identifier
+        file = forbidden.path
+        line = forbidden.line
+        statement = forbidden.statement
+        kind = forbidden.refusal.kind.rawValue
+        reason = forbidden.refusal.description
     }
 }

@@ -14,6 +14,15 @@ struct CipherReport: Codable {
     var note: String?
 }
 
+/// What an encryption command's body did.
+struct CipherOutcome {
+    var summary: Cipher.ExportSummary?
+    var backup: String?
+    /// What was found or done, shown after the report ("upgraded from
+    /// SQLCipher 2").
+    var note: String?
+}
+
 /// Thrown by a command's body when the file is already in the state asked
 /// for, so that a deploy script's retry succeeds without manual steps.
 struct AlreadyDone: Error {
@@ -35,22 +44,23 @@ enum CipherRun {
     static func run(
         _ operation: String, file: String, output: String, json: Bool, lockTimeout: Double,
         access: DatabaseFile.Access,
-        _ body: (_ progress: @escaping Cipher.Progress) throws -> (Cipher.ExportSummary?, String?)
+        _ body: (_ progress: @escaping Cipher.Progress) throws -> CipherOutcome
     ) throws -> ToolExitCode {
         try DatabaseFile.check(file, for: access)
         let lock = try FileLock(path: file, timeout: lockTimeout)
         defer { withExtendedLifetime(lock) {} }
         let display = ProgressDisplay(json: json)
         defer { display.finish() }
-        var (summary, backup, note): (Cipher.ExportSummary?, String?, String?)
+        let outcome: CipherOutcome
         do {
-            (summary, backup) = try body { fraction in display.show("\(operation) \(file): \(Int(fraction * 100))%") }
+            outcome = try body { fraction in display.show("\(operation) \(file): \(Int(fraction * 100))%") }
         } catch let done as AlreadyDone {
-            (summary, note) = (done.summary, done.note)
+            outcome = CipherOutcome(summary: done.summary, note: done.note)
         } catch {
             throw ErrorMapping.toolError(error, file: file)
         }
         display.finish()
+        let (summary, backup, note) = (outcome.summary, outcome.backup, outcome.note)
         let report = CipherReport(file: file, operation: operation, output: output,
                                   rowCounts: summary?.rowCounts ?? [:], userVersion: summary?.userVersion ?? 0,
                                   backup: backup, note: note)

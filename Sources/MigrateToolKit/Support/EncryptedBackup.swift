@@ -25,8 +25,12 @@ enum EncryptedBackup {
             let check = try DatabaseQueue(path: backupPath, configuration: config)
             _ = try check.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master") }
             try check.close()
+            // A read-only connection to a WAL file makes its -wal and -shm
+            // files and cannot remove them: the backup is the file alone.
+            unlink(backupPath + "-wal")
+            unlink(backupPath + "-shm")
         } catch {
-            try? FileManager.default.removeItem(atPath: backupPath)
+            PrivateFile.removeDatabaseFiles(backupPath)
             throw ToolError(.ioError, "\(path): the backup \(backupPath) could not be verified: \(error)")
         }
         return backupPath

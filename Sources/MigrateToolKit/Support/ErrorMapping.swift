@@ -11,7 +11,10 @@ enum ErrorMapping {
             switch error {
             case .malformedFile:
                 return ToolError(.configuration, "\(error)")
-            case .sqlFailed:
+            case .sqlFailed(_, _, _, let underlying) where isStorageFailure(underlying):
+                // A full disk is not the migration's fault: 74, as everywhere.
+                return ToolError(.ioError, "\(file): \(error)")
+            case .sqlFailed, .forbiddenStatement:
                 return ToolError(.migrationFailed, "\(file): \(error)")
             case .unknownMigration, .targetAlreadyPassed, .targetNotApplied, .invalidStepCount:
                 return ToolError(.usage, "\(file): \(error)")
@@ -22,6 +25,14 @@ enum ErrorMapping {
             return databaseError(error, file: file)
         default:
             return ToolError(.internalError, "\(file): \(error)")
+        }
+    }
+
+    /// A full disk, an I/O error, a read-only file or file system.
+    static func isStorageFailure(_ error: DatabaseError) -> Bool {
+        switch error.resultCode {
+        case .SQLITE_FULL, .SQLITE_IOERR, .SQLITE_READONLY, .SQLITE_PERM: return true
+        default: return false
         }
     }
 
@@ -36,7 +47,7 @@ enum ErrorMapping {
             return ToolError(.notADatabase, message)
         case .SQLITE_CANTOPEN:
             return ToolError(.noSuchFile, message)
-        case .SQLITE_READONLY, .SQLITE_IOERR, .SQLITE_PERM, .SQLITE_FULL, .SQLITE_AUTH:
+        case _ where isStorageFailure(error):
             return ToolError(.ioError, message)
         case .SQLITE_BUSY, .SQLITE_LOCKED:
             return ToolError(.lockTimeout, "\(message) (another connection holds the database)")

@@ -1,4 +1,5 @@
 import Foundation
+import SecureStore
 
 /// Byte copies of database files, fsynced, private (0600).
 enum FileCopy {
@@ -24,29 +25,14 @@ enum FileCopy {
     /// The copy is written as `<target>.partial` and renamed when whole:
     /// a killed run never leaves a file that looks like a finished backup.
     static func copy(_ source: String, to target: String) throws {
-        guard let input = FileHandle(forReadingAtPath: source) else {
-            throw ToolError(.ioError, "\(source): cannot read for backup")
-        }
-        defer { try? input.close() }
         removeStalePartialCopies(of: source)
         let partial = target + partialSuffix
-        let descriptor = open(partial, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else {
-            throw ToolError(.ioError, "\(target): cannot create the backup (\(String(cString: strerror(errno))))")
-        }
-        let output = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
         do {
-            while let chunk = try input.read(upToCount: 1 << 20), !chunk.isEmpty {
-                try output.write(contentsOf: chunk)
-            }
-            try output.synchronize()
-            try output.close()
-            guard rename(partial, target) == 0 else {
-                throw ToolError(.ioError, "cannot rename \(partial) to \(target): \(String(cString: strerror(errno)))")
-            }
+            try PrivateFile.copy(source, to: partial)
+            try PrivateFile.renameAtomically(partial, to: target)
         } catch {
-            try? FileManager.default.removeItem(atPath: partial)
-            throw ToolError(.ioError, "\(target): backup failed (\(error))")
+            unlink(partial)
+            throw ErrorMapping.toolError(error, file: target)
         }
     }
 

@@ -34,7 +34,9 @@ struct MigrationJob: Sendable {
 
             let plan = try dbQueue.read { db -> MigrationPlan in
                 if case .apply = request { try refuseInconsistentDatabase(db, file: file) }
-                return try makePlan(db)
+                let plan = try makePlan(db)
+                try refuseForbiddenStatements(db, plan: plan, file: file)
+                return plan
             }
             if dryRun {
                 return FileResult(file: file, status: .planned, steps: plan.steps, dryRun: true)
@@ -52,7 +54,9 @@ struct MigrationJob: Sendable {
             let status: FileResult.Status = plan.direction == .up ? .applied : .rolledBack
             return FileResult(file: file, status: status, steps: done, backup: backup)
         } catch {
-            return FileResult.failure(file, ErrorMapping.toolError(error, file: file), steps: done)
+            var failure = FileResult.failure(file, ErrorMapping.toolError(error, file: file), steps: done)
+            failure.dryRun = dryRun
+            return failure
         }
     }
 
@@ -82,6 +86,14 @@ struct MigrationJob: Sendable {
             throw ToolError(.drift,
                             "\(file): the schema changed outside migrations since \"\(drift.lastMigration)\"; investigate, or --force")
         }
+    }
+
+    /// A migration file that would break its transaction or change the key
+    /// is refused before anything runs, dry runs included (exit 78).
+    private func refuseForbiddenStatements(_ db: Database, plan: MigrationPlan, file: String) throws {
+        let forbidden = try migrator.forbiddenStatements(db, in: plan)
+        guard !forbidden.isEmpty else { return }
+        throw ToolError(.configuration, "\(file): nothing was changed: " + forbidden.map { "\($0.error)" }.joined(separator: "; "))
     }
 
     private func execute(_ plan: MigrationPlan, on dbQueue: DatabaseQueue, file: String,
@@ -115,8 +127,11 @@ struct MigrationJob: Sendable {
             let failed = plan.steps.first { !done.contains($0) } ?? "?"
             let last = done.last.map { "\"\($0)\"" } ?? "its state before this run"
             // A failed SQL step names the migration, its file and line itself.
-            if case .sqlFailed? = error as? MigrationError {
+            switch error as? MigrationError {
+            case .sqlFailed?, .forbiddenStatement?:
                 return ToolError(.migrationFailed, "\(file): \(error); the database is left at \(last)")
+            default:
+                break
             }
             return ToolError(.migrationFailed,
                              "\(file): migration \"\(failed)\" failed: \(error); the database is left at \(last)")

@@ -32,9 +32,9 @@ public enum ToolExitCode: Int32, CaseIterable, Sendable, Codable {
         case .notADatabase: return "wrong key, wrong cipher settings, not encrypted, or not a database"
         case .noSuchFile: return "database file missing, or not a regular file"
         case .cannotCreate: return "create: the file exists already or cannot be made"
-        case .ioError: return "other I/O error (read-only file, permission denied, disk)"
+        case .ioError: return "I/O error: disk full, read-only file or file system, permission denied (the original is unchanged)"
         case .lockTimeout: return "another run holds the database lock (--lock-timeout elapsed)"
-        case .configuration: return "key or migrations configuration error (key file, migration files)"
+        case .configuration: return "key or migrations configuration error (key file, migration files, a migration file with a refused statement)"
         }
     }
 

@@ -58,6 +58,7 @@ extension Database {
     /// sqlite3_key, then the cipher settings, which must follow the key.
     private func applyKey(_ key: Data) throws {
         try checkOpen()
+        try checkNotGuardingMigration("sqlite3_key")
         let code = key.withUnsafeBytes { sqlite3_key(sqliteConnection, $0.baseAddress, CInt($0.count)) }
         guard code == SQLITE_OK else { throw DatabaseError(connection: sqliteConnection, code: code) }
         isKeyed = true
@@ -76,6 +77,7 @@ extension Database {
     /// Re-encrypts the database with new passphrase bytes.
     public func changePassphrase(_ passphrase: Data) throws {
         try checkOpen()
+        try checkNotGuardingMigration("changePassphrase")
         guard !passphrase.isEmpty else { throw Database.emptyKeyError() }
         guard isKeyed else {
             throw DatabaseError(
@@ -118,6 +120,29 @@ extension Database {
     private static func emptyKeyError() -> DatabaseError {
         DatabaseError(resultCode: .SQLITE_MISUSE,
                       message: "empty key: SQLCipher would leave the database unencrypted")
+    }
+
+    // MARK: Legacy HMAC salt mask
+
+    /// SQLCipher 3.4.1 keeps `cipher_hmac_salt_mask` in one variable for
+    /// the whole process: while it is changed, every connection that
+    /// derives its key gets a wrong one. Changes are serialized here, and
+    /// the default (0x3a) is restored before the lock is released.
+    private static let saltMaskLock = NSLock()
+
+    /// Reads the file (so that SQLCipher derives the key) with another
+    /// HMAC salt mask in effect: SQLCipher 2.0 beta files used 0x00. Open
+    /// the connection with `checksKey: false`.
+    package func verifyReadable(withHMACSaltMask mask: UInt8) throws {
+        try Database.saltMaskLock.withLock {
+            try execute(sql: "PRAGMA cipher_hmac_salt_mask = \"x'\(String(format: "%02x", mask))'\"")
+            defer { try? execute(sql: "PRAGMA cipher_hmac_salt_mask = \"x'3a'\"") }
+            do {
+                try verifyReadable()
+            } catch let error as DatabaseError where error.resultCode == .SQLITE_NOTADB {
+                throw unreadableFileError()
+            }
+        }
     }
 
     // MARK: The key check at open

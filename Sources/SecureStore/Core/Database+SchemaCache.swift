@@ -22,10 +22,6 @@ final class SchemaCache {
     /// one record type. Exclusivity is not checked at run time (it cost
     /// as much as the lookup): only `cachedInsert` and `clear` touch it.
     @exclusivity(unchecked) var lastInsert: (type: ObjectIdentifier, insert: CachedInsert)?
-    /// What the statement being prepared does to the schema, from the
-    /// authorizer.
-    var effectOfPreparedStatement = Effect.none
-
     enum Effect: Int {
         case none = 0
         /// BEGIN, COMMIT, ROLLBACK, SAVEPOINT, RELEASE.
@@ -62,26 +58,6 @@ struct CachedInsert {
 }
 
 extension Database {
-    /// Installs the authorizer that classifies statements as they are
-    /// prepared. It allows everything.
-    func installSchemaAuthorizer() {
-        let context = Unmanaged.passUnretained(schemaCache).toOpaque()
-        sqlite3_set_authorizer(sqliteConnection, { context, action, _, _, _, _ in
-            guard let context else { return SQLITE_OK }
-            let cache = Unmanaged<SchemaCache>.fromOpaque(context).takeUnretainedValue()
-            switch action {
-            case SQLITE_CREATE_INDEX...SQLITE_DROP_VIEW, SQLITE_ALTER_TABLE, SQLITE_CREATE_VTABLE,
-                 SQLITE_DROP_VTABLE, SQLITE_ATTACH, SQLITE_DETACH:
-                cache.effectOfPreparedStatement = .schemaChange
-            case SQLITE_TRANSACTION, SQLITE_SAVEPOINT:
-                if cache.effectOfPreparedStatement == .none { cache.effectOfPreparedStatement = .transaction }
-            default:
-                break
-            }
-            return SQLITE_OK
-        }, context)
-    }
-
     /// Drops the cache if another connection changed the schema since it
     /// was filled. Inside a transaction this reads the schema version once.
     func validateSchemaCache() throws {

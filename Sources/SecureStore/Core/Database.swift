@@ -31,6 +31,9 @@ public final class Database {
     var isClosed = false
     private var statementCache: [String: Statement] = [:]
     let schemaCache = SchemaCache()
+    /// Classifies statements as they compile (schema changes,
+    /// transactions, statements a migration may not run).
+    let authorizer: StatementAuthorizer
     private var busyCallbackBox: BusyCallbackBox?
     var traceBox: TraceBox?
     /// In a pool, the passphrase `prepareDatabase` gave, so that a
@@ -60,6 +63,7 @@ public final class Database {
                                 message: "\(error.message ?? "unable to open database file"): \(path)")
         }
         self.sqliteConnection = handle
+        self.authorizer = StatementAuthorizer(schemaCache: schemaCache)
         self.path = path
         self.configuration = configuration
         self.description = configuration.label ?? path
@@ -73,7 +77,7 @@ public final class Database {
 
     private func setUp(checksKey: Bool) throws {
         sqlite3_extended_result_codes(sqliteConnection, 1)
-        installSchemaAuthorizer()
+        authorizer.register(on: sqliteConnection)
         try setUpBusyMode()
         do {
             for setup in configuration.setups { try setup(self) }
@@ -134,7 +138,7 @@ public final class Database {
     private func releaseStatementsAndHooks() {
         statementCache.removeAll()
         schemaCache.clear()
-        sqlite3_set_authorizer(sqliteConnection, nil, nil)
+        StatementAuthorizer.unregister(on: sqliteConnection)
     }
 
     func checkOpen() throws {
@@ -165,17 +169,10 @@ public final class Database {
     public func makeStatement(sql: String) throws -> Statement {
         try checkOpen()
         return try sql.withCString { text in
-            var handle: OpaquePointer?
             var tail: UnsafePointer<CChar>?
-            schemaCache.effectOfPreparedStatement = .none
-            let code = sqlite3_prepare_v2(sqliteConnection, text, -1, &handle, &tail)
-            guard code == SQLITE_OK else {
-                throw DatabaseError(connection: sqliteConnection, code: code, sql: sql)
-            }
-            guard let handle else {
+            guard let statement = try prepare(text, tail: &tail, sqlForErrors: { sql }, arguments: nil) else {
                 throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "empty statement", sql: sql)
             }
-            let statement = makeStatement(handle, sql: sql)
             if let tail, try containsStatement(tail) {
                 throw DatabaseError(
                     resultCode: .SQLITE_MISUSE,
@@ -184,6 +181,46 @@ public final class Database {
             }
             return statement
         }
+    }
+
+    /// Compiles the first statement of `text`; nil for white space and
+    /// comments. The authorizer classifies the statement while SQLite
+    /// compiles it; a statement refused during a migration throws
+    /// ``StatementRefusalError``.
+    private func prepare(
+        _ text: UnsafePointer<CChar>, tail: inout UnsafePointer<CChar>?,
+        sqlForErrors: () -> String, arguments: StatementArguments?
+    ) throws -> Statement? {
+        var handle: OpaquePointer?
+        authorizer.reset()
+        let code = sqlite3_prepare_v2(sqliteConnection, text, -1, &handle, &tail)
+        guard code == SQLITE_OK else {
+            if authorizer.guardsMigration, let refusal = authorizer.refusal {
+                // After a refusal, the tail is the end of the refused statement.
+                let length = tail.map { text.distance(to: $0) } ?? 0
+                let sql = length > 0
+                    ? String(decoding: UnsafeRawBufferPointer(start: text, count: length), as: UTF8.self)
+                    : sqlForErrors()
+                throw StatementRefusalError(refusal: refusal, sql: sql)
+            }
+            throw DatabaseError(connection: sqliteConnection, code: code, sql: sqlForErrors(), arguments: arguments,
+                                publicStatementArguments: configuration.publicStatementArguments)
+        }
+        guard let handle else { return nil }
+        var refusal = authorizer.refusal
+        if !authorizer.sawAction { refusal = refusalOfActionlessStatement(handle) }
+        let statement = Statement(sqliteStatement: handle, sql: String(cString: sqlite3_sql(handle)),
+                                  publicStatementArguments: configuration.publicStatementArguments)
+        if authorizer.guardsMigration, let refusal {
+            throw StatementRefusalError(refusal: refusal, sql: statement.sql)
+        }
+        let effect = authorizer.schemaEffect
+        if effect != .none || refusal != nil {
+            statement.schemaEffect = effect
+            statement.refusal = refusal
+            statement.authorizer = authorizer
+        }
+        return statement
     }
 
     /// A prepared statement kept for reuse by this connection: the cheap way
@@ -204,21 +241,16 @@ public final class Database {
         return statement.isBusy ? try makeStatement(sql: sql) : statement
     }
 
-    private func makeStatement(_ handle: OpaquePointer, sql: String) -> Statement {
-        let statement = Statement(sqliteStatement: handle, sql: sql,
-                                  publicStatementArguments: configuration.publicStatementArguments)
-        let effect = schemaCache.effectOfPreparedStatement
-        if effect != .none {
-            statement.schemaEffect = effect
-            statement.schemaCache = schemaCache
-        }
-        return statement
-    }
-
-    /// True if `text` holds more than white space and comments.
+    /// True if `text` holds more than white space and comments. The
+    /// authorizer denies every action meanwhile: compiling `PRAGMA rekey`
+    /// would rekey the database.
     private func containsStatement(_ text: UnsafePointer<CChar>) throws -> Bool {
         var handle: OpaquePointer?
-        defer { sqlite3_finalize(handle) }
+        authorizer.deniesEverything = true
+        defer {
+            authorizer.deniesEverything = false
+            sqlite3_finalize(handle)
+        }
         let code = sqlite3_prepare_v2(sqliteConnection, text, -1, &handle, nil)
         return code != SQLITE_OK || handle != nil
     }
@@ -260,17 +292,14 @@ public final class Database {
             var next: UnsafePointer<CChar>? = text
             while let start = next, start.pointee != 0 {
                 let offset = text.distance(to: start)
-                var handle: OpaquePointer?
-                schemaCache.effectOfPreparedStatement = .none
-                let code = sqlite3_prepare_v2(sqliteConnection, start, -1, &handle, &next)
-                guard code == SQLITE_OK else {
-                    let error = DatabaseError(connection: sqliteConnection, code: code, sql: String(cString: start),
-                                              arguments: arguments,
-                                              publicStatementArguments: configuration.publicStatementArguments)
+                let statement: Statement
+                do {
+                    guard let prepared = try prepare(start, tail: &next, sqlForErrors: { String(cString: start) },
+                                                     arguments: arguments) else { continue } // white space or a comment
+                    statement = prepared
+                } catch {
                     throw StatementFailure(offset: offset, error: error)
                 }
-                guard let handle else { continue } // white space or a comment
-                let statement = makeStatement(handle, sql: String(cString: sqlite3_sql(handle)))
                 do {
                     try statement.bind(&positional, named: arguments.namedValues, reporting: arguments)
                     try statement.execute(arguments: nil)

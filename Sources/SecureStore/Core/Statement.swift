@@ -26,7 +26,11 @@ public final class Statement {
     /// Set for statements that begin or end transactions or change the
     /// schema: running them invalidates the connection's schema cache.
     var schemaEffect = SchemaCache.Effect.none
-    var schemaCache: SchemaCache?
+    /// Set for statements that a migration may not run: a statement
+    /// compiled before a migration started is refused when stepped in it.
+    var refusal: StatementRefusal?
+    /// Set when one of the two above is: ordinary statements skip the check.
+    var authorizer: StatementAuthorizer?
 
     init(sqliteStatement: SQLiteStatement, sql: String, publicStatementArguments: Bool) {
         self.sqliteStatement = sqliteStatement
@@ -313,7 +317,7 @@ public final class Statement {
     /// statement is done.
     @discardableResult
     public func step() throws -> Bool {
-        if let schemaCache { schemaCache.statementWillRun(schemaEffect) }
+        if let authorizer { try authorizer.statementWillRun(self) }
         isStepped = true
         switch sqlite3_step(sqliteStatement) {
         case SQLITE_ROW:
@@ -345,6 +349,12 @@ extension Statement: CustomStringConvertible {
 }
 
 extension DatabaseError {
+    /// SQLite's own messages of the codes a function may hide.
+    private static let codesByMessage: [String: CInt] = Dictionary(
+        [ResultCode.SQLITE_FULL, .SQLITE_IOERR, .SQLITE_READONLY, .SQLITE_CANTOPEN, .SQLITE_PERM, .SQLITE_NOTADB, .SQLITE_CORRUPT]
+            .map { (String(cString: sqlite3_errstr($0.rawValue)), $0.rawValue) },
+        uniquingKeysWith: { first, _ in first })
+
     /// The one place that turns a failed SQLite call into an error: it reads
     /// the connection's extended code and message.
     init(connection: OpaquePointer?, code: CInt, sql: String? = nil,
@@ -358,6 +368,12 @@ extension DatabaseError {
             message = String(cString: sqlite3_errmsg(connection))
         } else {
             message = String(cString: sqlite3_errstr(code))
+        }
+        // SQL functions such as sqlcipher_export report a failed write as
+        // a plain SQLITE_ERROR with the message of the real code: restore
+        // the code, so that a full disk is told from a failed statement.
+        if extended == ResultCode.SQLITE_ERROR.rawValue, let message, let real = DatabaseError.codesByMessage[message] {
+            extended = real
         }
         self.init(resultCode: ResultCode(rawValue: extended), message: message, sql: sql,
                   arguments: arguments, publicStatementArguments: publicStatementArguments)

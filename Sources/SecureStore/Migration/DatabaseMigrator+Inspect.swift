@@ -165,6 +165,34 @@ extension DatabaseMigrator {
         return MigrationPlan(direction: .down, steps: entries.reversed().map(\.identifier))
     }
 
+    /// The statements of the SQL that `plan` would run which a migration
+    /// may not run (``ForbiddenStatement``): the up files of an up plan;
+    /// the down files, or the down SQL stored in the database, of a down
+    /// plan. Swift migrations are checked as they run.
+    public func forbiddenStatements(_ db: Database, in plan: MigrationPlan) throws -> [ForbiddenStatement] {
+        let history = plan.direction == .down ? try self.history(db) : []
+        var found: [ForbiddenStatement] = []
+        for identifier in plan.steps {
+            let file = migration(named: identifier)?.file
+            switch plan.direction {
+            case .up:
+                guard let file else { continue }
+                found += try ForbiddenStatement.find(in: file.upSQL, identifier: identifier, path: file.upURL.path)
+            case .down:
+                if let file, let downSQL = file.downSQL, let downURL = file.downURL {
+                    found += try ForbiddenStatement.find(in: downSQL, identifier: identifier, path: downURL.path)
+                } else if migration(named: identifier)?.rollback == nil,
+                          let stored = history.first(where: { $0.identifier == identifier })?.downSQL {
+                    found += try ForbiddenStatement.find(in: stored, identifier: identifier, path: Self.storedDownSQLPath)
+                }
+            }
+        }
+        return found
+    }
+
+    /// Where the down SQL of a migration comes from when its file is gone.
+    static let storedDownSQLPath = "(down SQL stored in the database)"
+
     /// The down step of an applied migration: the registered one, else the
     /// down SQL stored when it was applied.
     func downStep(for entry: AppliedMigration) -> (@Sendable (Database) throws -> Void)? {
@@ -172,7 +200,7 @@ extension DatabaseMigrator {
         guard let downSQL = entry.downSQL else { return nil }
         let identifier = entry.identifier
         return { db in
-            try Migration.runScript(downSQL, of: identifier, at: "(down SQL stored in the database)", db)
+            try Migration.runScript(downSQL, of: identifier, at: DatabaseMigrator.storedDownSQLPath, db)
         }
     }
 }

@@ -43,11 +43,13 @@ extension DatabaseMigrator {
             try db.eraseAllObjects()
         }
         let plan = try self.plan(db, upTo: targetIdentifier)
+        // SQL files are checked before anything changes.
+        if let forbidden = try forbiddenStatements(db, in: plan).first { throw forbidden.error }
         for identifier in plan.steps {
             guard let migration = migration(named: identifier) else { continue }
             progress?(.willApply(identifier))
             let applied = try runStep(db, identifier: identifier, foreignKeyChecks: migration.foreignKeyChecks) {
-                try migration.migrate(db)
+                try Migration.guarded(identifier, db, migration.migrate)
                 let order = try MigrationHistory.nextOrder(db)
                 try MigrationHistory.record(db, AppliedMigration(
                     identifier: identifier, order: order, appliedAt: Date(), checksum: migration.checksum,
@@ -77,6 +79,7 @@ extension DatabaseMigrator {
     ) throws {
         try writer.barrierWriteWithoutTransaction { db in
             let plan = try makePlan(db)
+            if let forbidden = try forbiddenStatements(db, in: plan).first { throw forbidden.error }
             let history = try self.history(db)
             for identifier in plan.steps {
                 guard let entry = history.first(where: { $0.identifier == identifier }),
@@ -85,7 +88,7 @@ extension DatabaseMigrator {
                 let checks = migration(named: identifier)?.foreignKeyChecks ?? .deferred
                 progress?(.willRollBack(identifier))
                 let rolledBack = try runStep(db, identifier: identifier, foreignKeyChecks: checks) {
-                    try down(db)
+                    try Migration.guarded(identifier, db, down)
                     try MigrationHistory.remove(db, identifier: identifier)
                 } isDone: { applied in !applied.contains(identifier) }
                 if rolledBack { progress?(.didRollBack(identifier)) }

@@ -10,6 +10,8 @@ struct Migration: Sendable {
     /// For SQL file migrations: the down SQL, stored in the history.
     let downSQL: String?
     let source: String
+    /// The files of an SQL migration.
+    let file: SQLMigrationFile?
 
     init(swift identifier: String, foreignKeyChecks: DatabaseMigrator.ForeignKeyChecks,
          migrate: @escaping @Sendable (Database) throws -> Void,
@@ -21,6 +23,7 @@ struct Migration: Sendable {
         self.checksum = nil
         self.downSQL = nil
         self.source = "swift"
+        self.file = nil
     }
 
     init(file: SQLMigrationFile, foreignKeyChecks: DatabaseMigrator.ForeignKeyChecks) {
@@ -35,6 +38,7 @@ struct Migration: Sendable {
         checksum = file.checksum
         downSQL = file.downSQL
         source = "sql"
+        self.file = file
     }
 
     /// Runs SQL text; a failure names the file and the line of the
@@ -43,10 +47,26 @@ struct Migration: Sendable {
         do {
             try db.executeScript(sql)
         } catch {
+            let line = SQLMigrationFile.line(in: sql, atOffset: error.offset)
+            if let refused = error.error as? StatementRefusalError {
+                throw MigrationError.forbiddenStatement(identifier: identifier, path: path, line: line,
+                                                        statement: refused.sql ?? "", reason: refused.refusal.description)
+            }
             guard let databaseError = error.error as? DatabaseError else { throw error.error }
-            throw MigrationError.sqlFailed(identifier: identifier, path: path,
-                                           line: SQLMigrationFile.line(in: sql, atOffset: error.offset),
-                                           error: databaseError)
+            throw MigrationError.sqlFailed(identifier: identifier, path: path, line: line, error: databaseError)
+        }
+    }
+
+    /// Runs a migration's up or down step with the statements that would
+    /// break its atomicity refused by SQLite's authorizer.
+    static func guarded(_ identifier: String, _ db: Database, _ step: (Database) throws -> Void) throws {
+        do {
+            try db.guardingMigration { try step(db) }
+        } catch let refused as StatementRefusalError {
+            // A Swift migration: no file, no line.
+            throw MigrationError.forbiddenStatement(identifier: identifier, path: nil, line: 0,
+                                                    statement: refused.sql ?? refused.refusal.action,
+                                                    reason: refused.refusal.description)
         }
     }
 }

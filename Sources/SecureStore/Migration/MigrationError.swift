@@ -22,6 +22,12 @@ public enum MigrationError: Error, Sendable, Equatable, CustomStringConvertible 
     case malformedFile(path: String, line: Int, reason: String)
     /// An SQL statement of a migration file failed.
     case sqlFailed(identifier: String, path: String, line: Int, error: DatabaseError)
+    /// A migration holds a statement that would break its atomicity or
+    /// change the key (``StatementRefusal``): `COMMIT`, `ATTACH`, `VACUUM`,
+    /// `PRAGMA rekey`... It was refused before it ran, and the migration's
+    /// transaction rolled back. `path` is nil (and `line` 0) for Swift
+    /// migrations.
+    case forbiddenStatement(identifier: String, path: String?, line: Int, statement: String, reason: String)
 
     public var description: String {
         switch self {
@@ -42,6 +48,9 @@ public enum MigrationError: Error, Sendable, Equatable, CustomStringConvertible 
         case let .sqlFailed(identifier, path, line, error):
             let message = error.message ?? "SQLite error \(error.resultCode.rawValue)"
             return "\(path):\(line): migration \"\(identifier)\" failed: \(message) (SQLite error \(error.extendedResultCode.rawValue))"
+        case let .forbiddenStatement(identifier, path, line, statement, reason):
+            let place = path.map { line > 0 ? "\($0):\(line): " : "\($0): " } ?? ""
+            return "\(place)migration \"\(identifier)\" refused `\(statement.trimmingSQLWhitespace())`: \(reason)"
         }
     }
 }

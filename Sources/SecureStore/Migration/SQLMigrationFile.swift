@@ -151,7 +151,7 @@ public struct SQLMigrationFile: Sendable, Hashable {
 
     /// True if `sql` holds more than white space and comments.
     package static func containsStatement(_ sql: String) -> Bool {
-        SQLText.firstStatementOffset(in: Array(sql.utf8), from: 0) < sql.utf8.count
+        SQLText.containsStatement(sql)
     }
 
     /// The 1-based line of the statement that starts at (or after the white
@@ -160,30 +160,5 @@ public struct SQLMigrationFile: Sendable, Hashable {
         let bytes = Array(sql.utf8)
         let start = SQLText.firstStatementOffset(in: bytes, from: max(0, min(offset, bytes.count)))
         return bytes[..<start].reduce(1) { $0 + ($1 == UInt8(ascii: "\n") ? 1 : 0) }
-    }
-}
-
-/// Skips SQL white space and comments.
-enum SQLText {
-    static func firstStatementOffset(in bytes: [UInt8], from offset: Int) -> Int {
-        var index = offset
-        while index < bytes.count {
-            let byte = bytes[index]
-            if byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\n") || byte == UInt8(ascii: "\t")
-                || byte == UInt8(ascii: "\r") || byte == UInt8(ascii: ";") {
-                index += 1
-            } else if byte == UInt8(ascii: "-"), index + 1 < bytes.count, bytes[index + 1] == UInt8(ascii: "-") {
-                while index < bytes.count, bytes[index] != UInt8(ascii: "\n") { index += 1 }
-            } else if byte == UInt8(ascii: "/"), index + 1 < bytes.count, bytes[index + 1] == UInt8(ascii: "*") {
-                index += 2
-                while index + 1 < bytes.count, !(bytes[index] == UInt8(ascii: "*") && bytes[index + 1] == UInt8(ascii: "/")) {
-                    index += 1
-                }
-                index = min(index + 2, bytes.count)
-            } else {
-                return index
-            }
-        }
-        return bytes.count
     }
 }

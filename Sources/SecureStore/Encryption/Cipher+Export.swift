@@ -1,30 +1,38 @@
 import Foundation
-internal import CSQLCipher
 
 extension Cipher {
     /// The name of the database attached as the export target.
     private static let target = "securestore_export"
 
     /// Exports `source` into a new file through `sqlcipher_export`, then
-    /// verifies and renames it over `destination`.
+    /// verifies and renames it over `destination`. `openSource` opens the
+    /// source when the key alone does not (legacy formats).
     static func export(from source: String, sourceKey: CipherKey?, to destination: String,
-                       destinationKey: CipherKey?, progress: Progress?) throws -> ExportSummary {
+                       destinationKey: CipherKey?, progress: Progress?,
+                       openSource: (() throws -> Database)? = nil) throws -> ExportSummary {
         let replacing = samePath(source, destination)
         if !replacing && FileManager.default.fileExists(atPath: destination) {
             throw DatabaseError(resultCode: .SQLITE_CANTOPEN, message: "\(destination) exists already: it is never overwritten")
         }
+        // A replaced file keeps its owner and mode; a new one is private,
+        // and never readable by more users than the source.
+        let replacedOwnership = replacing ? PrivateFile.ownership(of: destination) : nil
+        let outputMode = PrivateFile.outputMode(forSource: source)
         removeStaleTemporaryFiles(for: destination)
         let temporary = temporaryPath(for: destination)
+        // Created private before SQLite writes a byte (ATTACH would create
+        // it with the umask's mode); its journal gets the same mode.
+        try PrivateFile.createEmpty(temporary)
         var succeeded = false
         defer {
             // A failed export leaves nothing behind (a decrypt's temporary
             // file holds plaintext).
-            if !succeeded { removeFileAndJournal(temporary) }
+            if !succeeded { PrivateFile.removeDatabaseFiles(temporary) }
         }
 
         var sourceConfig = sourceKey?.configuration() ?? Configuration()
         sourceConfig.busyMode = .timeout(10)
-        let db = try Database(path: source, configuration: sourceConfig)
+        let db = try openSource?() ?? Database(path: source, configuration: sourceConfig)
         let expected = try summary(db)
         let journalMode: String? = try String.fetchOne(db, sql: "PRAGMA journal_mode")
         let wasWAL: Bool = journalMode == "wal"
@@ -46,6 +54,7 @@ extension Cipher {
                     PRAGMA \(target).cipher_page_size = \(settings.pageSize ?? defaults.pageSize ?? 1024);
                     PRAGMA \(target).kdf_iter = \(settings.kdfIterations ?? defaults.kdfIterations ?? 64000);
                     PRAGMA \(target).cipher_use_hmac = \((settings.usesHMAC ?? true) ? "ON" : "OFF");
+                    PRAGMA \(target).cipher_hmac_pgno = \((settings.hmacPageNumber ?? .littleEndian).rawValue);
                     """)
             }
             _ = try DatabaseValue.fetchOne(db, sql: "SELECT sqlcipher_export('\(target)')")
@@ -57,7 +66,7 @@ extension Cipher {
             throw error
         }
         try db.close()
-        try fsync(path: temporary)
+        try PrivateFile.fsync(temporary)
 
         let actual = try verify(temporary, key: destinationKey, expected: expected, source: source)
         if wasWAL {
@@ -65,7 +74,12 @@ extension Cipher {
             try reopened.execute(sql: "PRAGMA journal_mode = WAL")
             try reopened.close()
         }
-        try renameAtomically(temporary, to: destination)
+        if let replacedOwnership {
+            try PrivateFile.apply(replacedOwnership, to: temporary)
+        } else if outputMode != PrivateFile.privateMode {
+            try PrivateFile.apply(PrivateFile.Ownership(owner: getuid(), group: getgid(), mode: outputMode), to: temporary)
+        }
+        try PrivateFile.renameAtomically(temporary, to: destination)
         succeeded = true
         progress?(1)
         return actual
@@ -74,13 +88,16 @@ extension Cipher {
     /// Opens a file read-only with `key` and summarizes it; throws
     /// `SQLITE_NOTADB` when the key does not open it.
     public static func summary(at path: String, key: CipherKey?) throws -> ExportSummary {
-        let db = try Database(path: path, configuration: key?.configuration(readonly: true) ?? {
-            var config = Configuration()
-            config.readonly = true
-            return config
-        }())
+        let db = try Database(path: path, configuration: readonlyConfiguration(key))
         defer { try? db.close() }
         return try summary(db)
+    }
+
+    /// A read-only configuration keyed with `key`, or unkeyed.
+    static func readonlyConfiguration(_ key: CipherKey?) -> Configuration {
+        var config = key?.configuration(readonly: true) ?? Configuration()
+        config.readonly = true
+        return config
     }
 
     /// Row counts and user_version of every table, migration history included.
@@ -104,11 +121,7 @@ extension Cipher {
 
     /// Opens the new file with its key and compares it with the source.
     private static func verify(_ path: String, key: CipherKey?, expected: ExportSummary, source: String) throws -> ExportSummary {
-        let copy = try Database(path: path, configuration: key?.configuration(readonly: true) ?? {
-            var config = Configuration()
-            config.readonly = true
-            return config
-        }())
+        let copy = try Database(path: path, configuration: readonlyConfiguration(key))
         defer { try? copy.close() }
         let actual = try summary(copy)
         guard actual == expected else {
@@ -152,32 +165,6 @@ extension Cipher {
         }
     }
 
-    static func removeFileAndJournal(_ path: String) {
-        for suffix in ["", "-journal", "-wal", "-shm"] {
-            try? FileManager.default.removeItem(atPath: path + suffix)
-        }
-    }
-
-    static func fsync(path: String) throws {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else {
-            throw DatabaseError(resultCode: .SQLITE_IOERR, message: "\(path): cannot open to sync")
-        }
-        defer { close(descriptor) }
-        guard Glibc.fsync(descriptor) == 0 else {
-            throw DatabaseError(resultCode: .SQLITE_IOERR_FSYNC, message: "\(path): fsync failed")
-        }
-    }
-
-    /// rename(2) over the target, then fsync the directory so that the
-    /// rename itself survives a power loss.
-    static func renameAtomically(_ source: String, to destination: String) throws {
-        guard rename(source, destination) == 0 else {
-            throw DatabaseError(resultCode: .SQLITE_IOERR,
-                                message: "cannot rename \(source) to \(destination): \(String(cString: strerror(errno)))")
-        }
-        try fsync(path: URL(fileURLWithPath: destination).deletingLastPathComponent().path)
-    }
 }
 
 /// Reports how far a file has grown towards an expected size, for progress
