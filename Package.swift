@@ -16,6 +16,8 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", exact: "1.16.2"),
+        // OrderedDictionary: the children of a request, in the order given.
+        .package(url: "https://github.com/apple/swift-collections", exact: "1.6.0"),
         // Tests only: property-based fuzzing of the parsers.
         .package(url: "https://github.com/x-sheep/swift-property-based", exact: "2.0.1"),
     ],
@@ -29,7 +31,10 @@ let package = Package(
         ),
         .target(
             name: "SecureStore",
-            dependencies: ["CSQLCipher"]
+            dependencies: [
+                "CSQLCipher",
+                .product(name: "OrderedCollections", package: "swift-collections"),
+            ]
         ),
         .target(
             name: "MigrateToolKit",

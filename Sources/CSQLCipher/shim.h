@@ -12,4 +12,10 @@
 // connections with the raw key.
 #include <openssl/evp.h>
 
+// sqlite3_config is variadic, which Swift cannot call: the error log
+// callback (Database.logError) is registered through this function.
+static inline int securestore_register_error_log(void (*callback)(void *, int, const char *)) {
+    return sqlite3_config(SQLITE_CONFIG_LOG, callback, (void *)0);
+}
+
 #endif

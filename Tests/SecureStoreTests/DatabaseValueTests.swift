@@ -66,14 +66,22 @@ final class DatabaseValueTests: SecureStoreTestCase {
             XCTAssertThrowsError(try UInt8.fetchOne(db, sql: "SELECT value FROM v")) { error in
                 XCTAssertTrue("\(error)".contains("could not decode UInt8"), "\(error)")
             }
-            XCTAssertThrowsError(try Int.fetchAll(db, sql: "SELECT ?", arguments: ["secret-text"])) { error in
+            // Copied rows are strict: a TEXT is not an Int.
+            let copied = try XCTUnwrap(Row.fetchOne(db, sql: "SELECT ?", arguments: ["secret-text"]))
+            XCTAssertThrowsError(try copied.decode(Int.self, atIndex: 0)) { error in
                 XCTAssertTrue("\(error)".contains("TEXT"), "\(error)")
                 XCTAssertFalse("\(error)".contains("secret-text"), "values stay out of errors")
             }
+            // The statement fast path lets SQLite convert, as GRDB does and
+            // documents: TEXT pragmas read as numbers, numbers as text.
+            XCTAssertEqual(try Int.fetchOne(db, sql: "PRAGMA cipher_page_size"), 1024)
+            XCTAssertEqual(try Int.fetchOne(db, sql: "SELECT '20 small cigars'"), 20)
+            XCTAssertEqual(try String.fetchOne(db, sql: "SELECT 12"), "12")
+            XCTAssertEqual(try Double.fetchOne(db, sql: "SELECT '1.5'"), 1.5)
+            XCTAssertEqual(try Int.fetchOne(db, sql: "SELECT 1.5"), 1)
             XCTAssertThrowsError(try Int.fetchAll(db, sql: "SELECT NULL")) { error in
                 XCTAssertTrue("\(error)".contains("NULL"), "\(error)")
             }
-            XCTAssertThrowsError(try Int.fetchOne(db, sql: "SELECT 1.5"))
             XCTAssertEqual(try Int.fetchOne(db, sql: "SELECT 2.0"), 2)
         }
     }
@@ -127,7 +135,14 @@ final class DatabaseValueTests: SecureStoreTestCase {
         XCTAssertEqual(Date.fromDatabaseValue("2023-11-15 00:13:20+02:00".databaseValue), Date(timeIntervalSince1970: 1_700_000_000))
         XCTAssertEqual(Date.fromDatabaseValue(1_700_000_000.databaseValue), Date(timeIntervalSince1970: 1_700_000_000))
         XCTAssertNil(Date.fromDatabaseValue("not a date".databaseValue))
-        XCTAssertNil(Date.fromDatabaseValue("2023-13-01".databaseValue))
+        // Out-of-range fields roll over, as GRDB's calendar conversion does.
+        XCTAssertEqual(Date.fromDatabaseValue("2023-13-01".databaseValue), Date(timeIntervalSince1970: 1_704_067_200))
+        // Fraction widths from one to many digits (milliseconds are kept),
+        // and a time alone is not a date.
+        XCTAssertEqual(Date.fromDatabaseValue("2023-11-14 22:13:20.5".databaseValue), Date(timeIntervalSince1970: 1_700_000_000.5))
+        XCTAssertEqual(Date.fromDatabaseValue("2023-11-14 22:13:20.123456".databaseValue), Date(timeIntervalSince1970: 1_700_000_000.123))
+        XCTAssertEqual(Date.fromDatabaseValue("2023-11-14 22:13".databaseValue), Date(timeIntervalSince1970: 1_699_999_980))
+        XCTAssertNil(Date.fromDatabaseValue("22:13:20".databaseValue))
         // SQLite's own date functions read the stored text.
         try dbQueue.write { db in
             try db.execute(sql: "DELETE FROM v; INSERT INTO v VALUES (?)", arguments: [date])

@@ -17,9 +17,7 @@ final class QueryInterfaceTests: SecureStoreTestCase {
 
     override func setUpWithError() throws {
         try super.setUpWithError()
-        var config = keyedConfiguration(passphrase: "secret")
-        config.prepareDatabase { [traced] db in db.trace { traced.append($0.expandedDescription) } }
-        dbQueue = try DatabaseQueue(path: path("db.sqlite"), configuration: config)
+        dbQueue = try makeTracedQueue(into: traced)
         try dbQueue.write { db in
             try db.execute(sql: "CREATE TABLE readers (id INTEGER PRIMARY KEY, name TEXT NOT NULL, age INT)")
             try db.execute(sql: "INSERT INTO readers (name, age) VALUES ('Arthur', 42), ('Barbara', 36), ('Craig', NULL)")
@@ -52,7 +50,7 @@ final class QueryInterfaceTests: SecureStoreTestCase {
         try assertSQL(Reader.filter(age != nil), "SELECT * FROM \"readers\" WHERE \"age\" IS NOT NULL")
         try assertSQL(Reader.filter(18 < age), "SELECT * FROM \"readers\" WHERE 18 < \"age\"")
         try assertSQL(Reader.filter(age + 1 > id * 2), "SELECT * FROM \"readers\" WHERE (\"age\" + 1) > (\"id\" * 2)")
-        try assertSQL(Reader.filter(-age < 0), "SELECT * FROM \"readers\" WHERE -\"age\" < 0")
+        try assertSQL(Reader.filter(-age < 0), "SELECT * FROM \"readers\" WHERE (-\"age\") < 0")
         try assertSQL(Reader.filter(age - 1 == id / 2), "SELECT * FROM \"readers\" WHERE (\"age\" - 1) = (\"id\" / 2)")
     }
 
@@ -82,7 +80,7 @@ final class QueryInterfaceTests: SecureStoreTestCase {
         try assertSQL(Reader.order(age.desc, name.asc), "SELECT * FROM \"readers\" ORDER BY \"age\" DESC, \"name\" ASC")
         try assertSQL(Reader.order(age.desc).reversed(), "SELECT * FROM \"readers\" ORDER BY \"age\" ASC")
         try assertSQL(Reader.order(name.collating(.nocase)), "SELECT * FROM \"readers\" ORDER BY \"name\" COLLATE NOCASE")
-        try assertSQL(Reader.all().reversed(), "SELECT * FROM \"readers\" ORDER BY rowid DESC")
+        try assertSQL(Reader.all().reversed(), "SELECT * FROM \"readers\"")
         try assertSQL(Reader.limit(1), "SELECT * FROM \"readers\" LIMIT 1")
         try assertSQL(Reader.limit(10, offset: 20), "SELECT * FROM \"readers\" LIMIT 10 OFFSET 20")
         try assertSQL(Reader.select(name, age + 1), "SELECT \"name\", \"age\" + 1 FROM \"readers\"")
@@ -94,7 +92,7 @@ final class QueryInterfaceTests: SecureStoreTestCase {
         try assertSQL(Reader.group(name).having(min(age) > 18).having(max(age) < 50),
                       "SELECT * FROM \"readers\" GROUP BY \"name\" HAVING (MIN(\"age\") > 18) AND (MAX(\"age\") < 50)")
         try assertSQL(Reader.select(count(Column.rowID), sum(age), average(age), count(distinct: name)),
-                      "SELECT COUNT(rowid), SUM(\"age\"), AVG(\"age\"), COUNT(DISTINCT \"name\") FROM \"readers\"")
+                      "SELECT COUNT(\"rowid\"), SUM(\"age\"), AVG(\"age\"), COUNT(DISTINCT \"name\") FROM \"readers\"")
         try assertSQL(Reader.filter(sql: "age > ?", arguments: [18]).order(sql: "lower(name) desc"),
                       "SELECT * FROM \"readers\" WHERE age > 18 ORDER BY lower(name) desc")
         XCTAssertEqual(try dbQueue.read { try Reader.select(max(age), as: Int.self).fetchOne($0) }, 42)
@@ -131,9 +129,15 @@ final class QueryInterfaceTests: SecureStoreTestCase {
     func testKeysAndIdentifiable() throws {
         try dbQueue.write { db in
             XCTAssertEqual(try Reader.fetchOne(db, key: 2)?.name, "Barbara")
-            XCTAssertEqual(traced.last, "SELECT * FROM \"readers\" WHERE \"id\" = 2 LIMIT 1")
+            // A primary key matches one row at most: no LIMIT, as in GRDB.
+            XCTAssertEqual(traced.last, "SELECT * FROM \"readers\" WHERE \"id\" = 2")
             XCTAssertEqual(try Reader.fetchAll(db, keys: [1, 3]).map(\.name), ["Arthur", "Craig"])
+            XCTAssertThrowsError(try Reader.fetchOne(db, key: ["name": "Craig"])) { error in
+                XCTAssertEqual((error as? DatabaseError)?.message, "table readers has no unique key on column(s) name")
+            }
+            try db.create(index: "readers_name", on: "readers", columns: ["name"], unique: true)
             XCTAssertEqual(try Reader.fetchOne(db, key: ["name": "Craig"])?.id, 3)
+            XCTAssertEqual(traced.last, "SELECT * FROM \"readers\" WHERE \"name\" = 'Craig'")
             XCTAssertTrue(try Reader.exists(db, key: 1))
             XCTAssertFalse(try Reader.exists(db, key: 99))
             XCTAssertTrue(try Reader.deleteOne(db, key: 1))
@@ -157,27 +161,18 @@ final class QueryInterfaceTests: SecureStoreTestCase {
         try dbQueue.write { db in
             try db.execute(sql: "CREATE TABLE \"odd \"\"table\"\"\" (\"a b\" INT)")
             try db.execute(sql: "INSERT INTO \"odd \"\"table\"\"\" VALUES (1)")
-            XCTAssertEqual(try QueryInterfaceRequest<Row>(table: "odd \"table\"").filter(Column("a b") == 1).fetchCount(db), 1)
+            XCTAssertEqual(try Table("odd \"table\"").filter(Column("a b") == 1).fetchCount(db), 1)
         }
     }
 
     func testSQLRequestInterpolationBindsValues() throws {
         let name = "Arthur"
         let request: SQLRequest<Row> = "SELECT * FROM readers WHERE name = \(name) AND age > \(Column("id") + 1)"
-        XCTAssertEqual(request.sql, "SELECT * FROM readers WHERE name = ? AND age > \"id\" + ?")
-        XCTAssertEqual(request.arguments, ["Arthur", 1])
+        let statement = try dbQueue.read { try request.makePreparedRequest($0).statement }
+        XCTAssertEqual(statement.sql, "SELECT * FROM readers WHERE name = ? AND age > \"id\" + ?")
+        XCTAssertEqual(statement.arguments, ["Arthur", 1])
         XCTAssertEqual(try dbQueue.read { try request.fetchAll($0) }.count, 1)
         XCTAssertEqual(try dbQueue.read { try request.asRequest(of: Reader.self).fetchOne($0) }?.age, 42)
         XCTAssertEqual(try dbQueue.read { try request.fetchCount($0) }, 1)
     }
-}
-
-/// Collects traced SQL from the connection's queue.
-final class TraceBox: @unchecked Sendable {
-    private let lock = NSLock()
-    private var statements: [String] = []
-    func append(_ sql: String) { lock.withLock { statements.append(sql) } }
-    func clear() { lock.withLock { statements.removeAll() } }
-    var last: String? { lock.withLock { statements.last } }
-    func allStatements() -> [String] { lock.withLock { statements } }
 }

@@ -107,7 +107,7 @@ final class RowDecoderTests: SecureStoreTestCase {
         try dbQueue.write { db in
             try makeItems(db, count: 5)
             try db.execute(sql: "UPDATE item SET score = NULL WHERE id = 4")
-            try db.execute(sql: "UPDATE item SET name = x'00ff' WHERE id = 5")
+            try db.execute(sql: "UPDATE item SET name = NULL WHERE id = 5")
         }
         try dbQueue.read { db in
             // Row 4 fails after three rows decoded through the cached path.
@@ -115,7 +115,7 @@ final class RowDecoderTests: SecureStoreTestCase {
                 XCTAssertTrue("\(error)".contains("could not decode Double from the NULL value in column \"score\""), "\(error)")
             }
             XCTAssertThrowsError(try Item.fetchAll(db, sql: "SELECT * FROM item WHERE id IN (1, 2, 5) ORDER BY id")) { error in
-                XCTAssertTrue("\(error)".contains("could not decode String from the BLOB value in column \"name\""), "\(error)")
+                XCTAssertTrue("\(error)".contains("could not decode String from the NULL value in column \"name\""), "\(error)")
             }
             // A missing column: an error for a value, nil for an optional.
             XCTAssertThrowsError(try Item.fetchAll(db, sql: "SELECT id, name, note FROM item")) { error in
@@ -146,7 +146,7 @@ final class RowDecoderTests: SecureStoreTestCase {
         try dbQueue.write { db in
             try db.execute(sql: "CREATE TABLE holder (value)")
             for value in 1...40 { try db.execute(sql: "INSERT INTO holder VALUES (?)", arguments: [value]) }
-            try db.execute(sql: "INSERT INTO holder VALUES ('not a number')")
+            try db.execute(sql: "INSERT INTO holder VALUES (NULL)")
         }
         Tracked.alive = 0
         let values = try dbQueue.read { try Holder.fetchAll($0, sql: "SELECT value FROM holder WHERE typeof(value) = 'integer'") }
@@ -155,7 +155,7 @@ final class RowDecoderTests: SecureStoreTestCase {
         _ = consume values
         XCTAssertEqual(Tracked.alive, 0)
         XCTAssertThrowsError(try dbQueue.read { try Holder.fetchAll($0, sql: "SELECT value FROM holder ORDER BY rowid") }) { error in
-            XCTAssertTrue("\(error)".contains("could not decode Int64 from the TEXT value in column \"value\""), "\(error)")
+            XCTAssertTrue("\(error)".contains("could not decode Int64 from the NULL value in column \"value\""), "\(error)")
         }
         XCTAssertEqual(Tracked.alive, 0, "the 40 records decoded before the failure were released")
     }

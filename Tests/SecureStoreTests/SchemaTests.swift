@@ -8,9 +8,7 @@ final class SchemaTests: SecureStoreTestCase {
 
     override func setUpWithError() throws {
         try super.setUpWithError()
-        var config = keyedConfiguration(passphrase: "secret")
-        config.prepareDatabase { [traced] db in db.trace { traced.append($0.expandedDescription) } }
-        dbQueue = try DatabaseQueue(path: path("db.sqlite"), configuration: config)
+        dbQueue = try makeTracedQueue(into: traced)
     }
 
     func testCreateTableSQL() throws {
@@ -65,11 +63,11 @@ final class SchemaTests: SecureStoreTestCase {
             XCTAssertEqual(Array(statements), [
                 """
                 CREATE TABLE "child" (\
-                "parentName" TEXT REFERENCES "parent" ON DELETE CASCADE ON UPDATE CASCADE, \
+                "parentName" TEXT REFERENCES "parent"("name") ON DELETE CASCADE ON UPDATE CASCADE, \
                 "parentEmail" TEXT REFERENCES "parent"("email") ON DELETE RESTRICT DEFERRABLE INITIALLY DEFERRED, \
                 "a" TEXT, "b" TEXT, \
-                UNIQUE ("a", "b") ON CONFLICT FAIL, \
                 PRIMARY KEY ("parentName", "a"), \
+                UNIQUE ("a", "b") ON CONFLICT FAIL, \
                 FOREIGN KEY ("a") REFERENCES "parent"("name") ON DELETE SET NULL, \
                 CHECK ("a" <> "b"))
                 """,
@@ -113,8 +111,12 @@ final class SchemaTests: SecureStoreTestCase {
             XCTAssertGreaterThan(try db.schemaVersion(), version)
             try db.execute(sql: "PRAGMA foreign_keys = OFF; INSERT INTO player (name, teamId) VALUES ('x', 42); PRAGMA foreign_keys = ON")
             XCTAssertThrowsError(try db.checkForeignKeys()) { error in
-                XCTAssertTrue("\(error)".contains("table player"), "\(error)")
+                XCTAssertEqual((error as? DatabaseError)?.extendedResultCode, .SQLITE_CONSTRAINT_FOREIGNKEY)
+                XCTAssertEqual((error as? DatabaseError)?.message,
+                               "FOREIGN KEY constraint violation - from player(teamId) to team(id), in [id:1 name:\"x\" teamId:42]")
             }
+            XCTAssertEqual(try Array(db.foreignKeyViolations(in: "player")).map(\.originRowID), [1])
+            XCTAssertEqual(try db.foreignKeys(on: "player").first?.mapping.map(\.destination), ["id"], "the implicit key is resolved")
         }
     }
 
@@ -202,11 +204,6 @@ final class SchemaTests: SecureStoreTestCase {
         XCTAssertEqual(try dbQueue.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM player") }, 1, "no cascade")
         XCTAssertEqual(try dbQueue.read { try $0.columns(in: "team").map(\.name) }, ["id"])
     }
-}
-
-/// `length(x)`, for CHECK constraints in tests.
-private func length(_ column: Column) -> SQLExpression {
-    SQLExpression(sql: "length(\(column.name.quotedDatabaseIdentifier))")
 }
 
 extension TraceBox {

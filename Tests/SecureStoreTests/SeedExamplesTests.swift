@@ -240,7 +240,7 @@ final class SeedExamplesTests: SecureStoreTestCase {
         XCTAssertThrowsError(try dbQueue.read { db in try BaseDecoder.fetchAll(db, sql: "SELECT * FROM base") }) { error in
             XCTAssertEqual((error as? UnknownRowType)?.type, "baz")
         }
-        try dbQueue.write { db in try db.execute(sql: "INSERT INTO base VALUES ('bar', NULL, 'not a number')") }
+        try dbQueue.write { db in try db.execute(sql: "INSERT INTO base VALUES ('bar', NULL, NULL)") }
         XCTAssertThrowsError(try dbQueue.read { db in try BaseDecoder.fetchAll(db, sql: "SELECT * FROM base WHERE type = 'bar'") }) { error in
             XCTAssertTrue("\(error)".contains("barScore"), "\(error)")
         }
@@ -288,7 +288,7 @@ final class SeedExamplesTests: SecureStoreTestCase {
             XCTAssertTrue(try record.delete(db))
             XCTAssertFalse(try record.exists(db))
             XCTAssertThrowsError(try record.update(db)) { error in
-                XCTAssertEqual(error as? PersistenceError, .recordNotFound(table: "player"))
+                XCTAssertEqual(error as? RecordError, .recordNotFound(databaseTableName: "player", key: ["id": 1.databaseValue]))
             }
             var newcomer = PlayerRecord(id: nil, name: "Craig", score: 1)
             try newcomer.save(db)
@@ -367,7 +367,7 @@ final class ContextDecodingTests: SecureStoreTestCase {
             try Array(Row.fetchCursor(db.makeStatement(sql: "SELECT cents FROM price ORDER BY cents")).map { try Price(row: $0, context: euro) })
         }
         XCTAssertEqual(prices.map(\.text), ["€5.0", "€20.0"])
-        try dbQueue.write { db in try db.execute(sql: "INSERT INTO price VALUES ('bad')") }
+        try dbQueue.write { db in try db.execute(sql: "INSERT INTO price VALUES (NULL)") }
         XCTAssertThrowsError(try dbQueue.read { db in
             try Array(Row.fetchCursor(db, sql: "SELECT cents FROM price").map { try Price(row: $0, context: euro) })
         })

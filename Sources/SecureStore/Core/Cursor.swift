@@ -15,22 +15,46 @@ public protocol Cursor<Element>: AnyObject {
 
     /// The next element, or nil at the end.
     func next() throws -> Element?
+
+    /// Calls `body` for each remaining element. Collections made from a
+    /// cursor and the cursors derived from it iterate through this method,
+    /// so that a cursor can provide a faster or safer loop than `next()`.
+    func forEach(_ body: (Element) throws -> Void) throws
 }
 
 extension Cursor {
-    /// Calls `body` for each element.
-    public func forEach(_ body: (Element) throws -> Void) throws {
-        while let element = try next() { try body(element) }
+    /// True if there is no element left (this consumes one).
+    public var isEmpty: Bool {
+        get throws { try next() == nil }
     }
 
-    /// A cursor of transformed elements.
-    public func map<T>(_ transform: @escaping (Element) throws -> T) -> MapCursor<Self, T> {
-        MapCursor(base: self, transform: transform)
+    /// True if an element satisfies `predicate`.
+    public func contains(where predicate: (Element) throws -> Bool) throws -> Bool {
+        while let element = try next() {
+            if try predicate(element) { return true }
+        }
+        return false
     }
+
+    /// True if every element satisfies `predicate`.
+    public func allSatisfy(_ predicate: (Element) throws -> Bool) throws -> Bool {
+        try !contains { try !predicate($0) }
+    }
+
+    /// A cursor of (offset, element) pairs, offsets from zero.
+    public func enumerated() -> EnumeratedCursor<Self> { EnumeratedCursor(self) }
 
     /// A cursor of the elements that satisfy `isIncluded`.
     public func filter(_ isIncluded: @escaping (Element) throws -> Bool) -> FilterCursor<Self> {
-        FilterCursor(base: self, isIncluded: isIncluded)
+        FilterCursor(self, isIncluded)
+    }
+
+    /// The first element that satisfies `predicate`.
+    public func first(where predicate: (Element) throws -> Bool) throws -> Element? {
+        while let element = try next() {
+            if try predicate(element) { return element }
+        }
+        return nil
     }
 
     /// A cursor of the non-nil results of `transform`.
@@ -38,9 +62,73 @@ extension Cursor {
         map(transform).filter { $0 != nil }.map { $0.unsafelyUnwrapped }
     }
 
+    /// A cursor that skips the elements while `predicate` holds.
+    public func drop(while predicate: @escaping (Element) throws -> Bool) -> DropWhileCursor<Self> {
+        DropWhileCursor(self, predicate)
+    }
+
+    /// A cursor that skips the first `n` elements.
+    public func dropFirst(_ n: Int) -> DropFirstCursor<Self> { DropFirstCursor(self, limit: n) }
+
+    /// A cursor that skips the first element.
+    public func dropFirst() -> DropFirstCursor<Self> { dropFirst(1) }
+
+    /// All the elements but the last `n`.
+    public func dropLast(_ n: Int) throws -> [Element] {
+        precondition(n >= 0, "Can't drop a negative number of elements from a cursor")
+        let all = try Array(self)
+        return Array(all.dropLast(n))
+    }
+
+    /// All the elements but the last.
+    public func dropLast() throws -> [Element] { try dropLast(1) }
+
+    /// A cursor of the elements of the cursors `transform` returns.
+    public func flatMap<SegmentOfResult: Cursor>(_ transform: @escaping (Element) throws -> SegmentOfResult)
+    -> FlattenCursor<MapCursor<Self, SegmentOfResult>> {
+        FlattenCursor(map(transform))
+    }
+
+    /// A cursor of the elements of the sequences `transform` returns.
+    public func flatMap<SegmentOfResult: Sequence>(_ transform: @escaping (Element) throws -> SegmentOfResult)
+    -> FlattenCursor<MapCursor<Self, AnyCursor<SegmentOfResult.Element>>> {
+        FlattenCursor(map { try AnyCursor(transform($0)) })
+    }
+
+    /// Calls `body` for each element.
+    public func forEach(_ body: (Element) throws -> Void) throws {
+        while let element = try next() { try body(element) }
+    }
+
+    /// A cursor of transformed elements.
+    public func map<T>(_ transform: @escaping (Element) throws -> T) -> MapCursor<Self, T> {
+        MapCursor(self, transform)
+    }
+
+    /// The greatest element, by `areInIncreasingOrder`.
+    public func max(by areInIncreasingOrder: (Element, Element) throws -> Bool) throws -> Element? {
+        guard var result = try next() else { return nil }
+        while let element = try next() {
+            if try areInIncreasingOrder(result, element) { result = element }
+        }
+        return result
+    }
+
+    /// The least element, by `areInIncreasingOrder`.
+    public func min(by areInIncreasingOrder: (Element, Element) throws -> Bool) throws -> Element? {
+        guard var result = try next() else { return nil }
+        while let element = try next() {
+            if try areInIncreasingOrder(element, result) { result = element }
+        }
+        return result
+    }
+
     /// A cursor of at most `maxLength` elements.
-    public func prefix(_ maxLength: Int) -> PrefixCursor<Self> {
-        PrefixCursor(base: self, remaining: maxLength)
+    public func prefix(_ maxLength: Int) -> PrefixCursor<Self> { PrefixCursor(self, maxLength: maxLength) }
+
+    /// A cursor of the elements while `predicate` holds.
+    public func prefix(while predicate: @escaping (Element) throws -> Bool) -> PrefixWhileCursor<Self> {
+        PrefixWhileCursor(self, predicate)
     }
 
     /// The result of combining the elements.
@@ -57,30 +145,25 @@ extension Cursor {
         return result
     }
 
-    /// The first element that satisfies `predicate`.
-    public func first(where predicate: (Element) throws -> Bool) throws -> Element? {
-        while let element = try next() {
-            if try predicate(element) { return element }
+    /// The last `maxLength` elements.
+    public func suffix(_ maxLength: Int) throws -> [Element] {
+        precondition(maxLength >= 0, "Can't take a suffix of negative length from a cursor")
+        guard maxLength > 0 else {
+            while try next() != nil {}
+            return []
         }
-        return nil
-    }
-
-    /// True if an element satisfies `predicate`.
-    public func contains(where predicate: (Element) throws -> Bool) throws -> Bool {
+        var ring: [Element] = []
+        ring.reserveCapacity(maxLength)
+        var oldest = 0
         while let element = try next() {
-            if try predicate(element) { return true }
+            if ring.count < maxLength {
+                ring.append(element)
+            } else {
+                ring[oldest] = element
+                oldest = (oldest + 1) % maxLength
+            }
         }
-        return false
-    }
-
-    /// True if every element satisfies `predicate`.
-    public func allSatisfy(_ predicate: (Element) throws -> Bool) throws -> Bool {
-        try !contains { try !predicate($0) }
-    }
-
-    /// True if there is no element left (this consumes one).
-    public var isEmpty: Bool {
-        get throws { try next() == nil }
+        return Array(ring[oldest...] + ring[..<oldest])
     }
 }
 
@@ -91,133 +174,45 @@ extension Cursor where Element: Equatable {
     }
 }
 
-/// A cursor of transformed elements, from ``Cursor/map(_:)``.
-public final class MapCursor<Base: Cursor, Element>: Cursor {
-    private let base: Base
-    private let transform: (Base.Element) throws -> Element
+extension Cursor where Element: Comparable {
+    /// The greatest element.
+    public func max() throws -> Element? { try max(by: <) }
 
-    init(base: Base, transform: @escaping (Base.Element) throws -> Element) {
-        self.base = base
-        self.transform = transform
-    }
+    /// The least element.
+    public func min() throws -> Element? { try min(by: <) }
+}
 
-    public func next() throws -> Element? {
-        try base.next().map(transform)
+extension Cursor where Element: Cursor {
+    /// A cursor of the elements of each cursor, in turn.
+    public func joined() -> FlattenCursor<Self> { FlattenCursor(self) }
+}
+
+extension Cursor where Element: Sequence {
+    /// A cursor of the elements of each sequence, in turn.
+    public func joined() -> FlattenCursor<MapCursor<Self, AnyCursor<Element.Element>>> {
+        FlattenCursor(map { AnyCursor($0) })
     }
 }
 
-/// A cursor of filtered elements, from ``Cursor/filter(_:)``.
-public final class FilterCursor<Base: Cursor>: Cursor {
-    private let base: Base
-    private let isIncluded: (Base.Element) throws -> Bool
-
-    init(base: Base, isIncluded: @escaping (Base.Element) throws -> Bool) {
-        self.base = base
-        self.isIncluded = isIncluded
-    }
-
-    public func next() throws -> Base.Element? {
-        while let element = try base.next() {
-            if try isIncluded(element) { return element }
+extension Cursor where Element: StringProtocol {
+    /// The strings, concatenated with a separator between them.
+    public func joined(separator: String = "") throws -> String {
+        var result = ""
+        var isFirst = true
+        while let element = try next() {
+            if !isFirst { result += separator }
+            result += element
+            isFirst = false
         }
-        return nil
+        return result
     }
 }
 
-/// A cursor of the first elements of another, from ``Cursor/prefix(_:)``.
-public final class PrefixCursor<Base: Cursor>: Cursor {
-    private let base: Base
-    private var remaining: Int
-
-    init(base: Base, remaining: Int) {
-        self.base = base
-        self.remaining = remaining
-    }
-
-    public func next() throws -> Base.Element? {
-        guard remaining > 0 else { return nil }
-        remaining -= 1
-        return try base.next()
+extension Sequence {
+    /// A cursor of the elements of the cursors `transform` returns.
+    public func flatMap<SegmentOfResult: Cursor>(_ transform: @escaping (Element) throws -> SegmentOfResult)
+    -> FlattenCursor<MapCursor<AnyCursor<Element>, SegmentOfResult>> {
+        AnyCursor(self).flatMap(transform)
     }
 }
 
-/// A type-erased cursor.
-public final class AnyCursor<Element>: Cursor {
-    private let nextElement: () throws -> Element?
-
-    public init<C: Cursor>(_ base: C) where C.Element == Element {
-        nextElement = base.next
-    }
-
-    public init(_ next: @escaping () throws -> Element?) {
-        nextElement = next
-    }
-
-    public func next() throws -> Element? { try nextElement() }
-}
-
-extension Array {
-    /// All the elements of a cursor.
-    public init<C: Cursor>(_ cursor: C) throws where C.Element == Element {
-        // Unspecialized (records fetched from another module), each
-        // `append` looks up the metadata of Array<Element>, about 300
-        // instructions per element. Raw storage needs only the element's
-        // own metadata: gather there, then move into the array once.
-        var capacity = 16
-        var count = 0
-        var base = UnsafeMutablePointer<Element>.allocate(capacity: capacity)
-        defer {
-            base.deinitialize(count: count)
-            base.deallocate()
-        }
-        while let element = try cursor.next() {
-            if count == capacity {
-                let larger = UnsafeMutablePointer<Element>.allocate(capacity: capacity * 2)
-                larger.moveInitialize(from: base, count: count)
-                base.deallocate()
-                base = larger
-                capacity *= 2
-            }
-            (base + count).initialize(to: element)
-            count += 1
-        }
-        let moved = count
-        self.init(unsafeUninitializedCapacity: moved) { buffer, initializedCount in
-            if let target = buffer.baseAddress { target.moveInitialize(from: base, count: moved) }
-            initializedCount = moved
-        }
-        count = 0  // moved into the array: the defer only frees the storage
-    }
-
-    /// At most `minimumCapacity`-sized reservation, then all the elements.
-    public init<C: Cursor>(_ cursor: C, minimumCapacity: Int) throws where C.Element == Element {
-        self.init()
-        reserveCapacity(minimumCapacity)
-        while let element = try cursor.next() { append(element) }
-    }
-}
-
-extension Set {
-    /// All the distinct elements of a cursor.
-    public init<C: Cursor>(_ cursor: C) throws where C.Element == Element {
-        self.init()
-        while let element = try cursor.next() { insert(element) }
-    }
-}
-
-extension Dictionary {
-    /// The elements of a cursor grouped by key.
-    public init<C: Cursor>(grouping cursor: C, by keyForValue: (C.Element) throws -> Key) throws
-    where Value == [C.Element] {
-        self.init()
-        while let element = try cursor.next() {
-            try self[keyForValue(element), default: []].append(element)
-        }
-    }
-
-    /// A dictionary from a cursor of unique key-value pairs; a duplicate key
-    /// is a programming error.
-    public init<C: Cursor>(uniqueKeysWithValues cursor: C) throws where C.Element == (Key, Value) {
-        self.init(uniqueKeysWithValues: try Array(cursor))
-    }
-}

@@ -14,8 +14,8 @@ internal import CSQLCipher
 final class SchemaCache {
     var version: Int32?
     var needsCheck = true
-    var columns: [String: [Database.ColumnInfo]] = [:]
-    var primaryKeys: [String: Database.PrimaryKeyInfo] = [:]
+    var columns: [String: [ColumnInfo]] = [:]
+    var primaryKeys: [String: PrimaryKeyInfo] = [:]
     /// The INSERT statements of record types (the last column list used).
     var inserts: [ObjectIdentifier: CachedInsert] = [:]
     /// The last one used, found without hashing: inserts come in runs of
@@ -55,6 +55,7 @@ struct CachedInsert {
     var statement: Statement
     /// The table's INTEGER PRIMARY KEY column, if any.
     var rowIDColumn: String?
+    var conflictResolution: Database.ConflictResolution
 }
 
 extension Database {
@@ -77,21 +78,24 @@ extension Database {
     /// The prepared INSERT of a record type for these columns, and the
     /// table's rowid column. `table` is asked for only when the statement
     /// is prepared (record types have one table).
-    func cachedInsert(for type: Any.Type, table tableName: () -> String, columns: [String]) throws -> CachedInsert {
+    func cachedInsert(for type: Any.Type, table tableName: () -> String, columns: [String],
+                      conflictResolution: Database.ConflictResolution = .abort) throws -> CachedInsert {
         try validateSchemaCache()
         let key = ObjectIdentifier(type)
-        if let last = schemaCache.lastInsert, last.type == key, last.insert.columns == columns { return last.insert }
-        if let cached = schemaCache.inserts[key], cached.columns == columns {
+        if let last = schemaCache.lastInsert, last.type == key, last.insert.columns == columns,
+           last.insert.conflictResolution == conflictResolution { return last.insert }
+        if let cached = schemaCache.inserts[key], cached.columns == columns, cached.conflictResolution == conflictResolution {
             schemaCache.lastInsert = (key, cached)
             return cached
         }
         let table = tableName()
         let quotedTable = table.quotedDatabaseIdentifier
+        let verb = "INSERT \(PersistenceConflictPolicy.sql(conflictResolution))INTO"
         let sql = columns.isEmpty
-            ? "INSERT INTO \(quotedTable) DEFAULT VALUES"
-            : "INSERT INTO \(quotedTable) (\(columns.map(\.quotedDatabaseIdentifier).joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ",")))"
+            ? "\(verb) \(quotedTable) DEFAULT VALUES"
+            : "\(verb) \(quotedTable) (\(columns.map(\.quotedDatabaseIdentifier).joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ",")))"
         let cached = CachedInsert(columns: columns, statement: try makeStatement(sql: sql),
-                                  rowIDColumn: try primaryKey(table).rowIDColumn)
+                                  rowIDColumn: try primaryKey(table).rowIDColumn, conflictResolution: conflictResolution)
         schemaCache.inserts[key] = cached
         schemaCache.lastInsert = (key, cached)
         return cached

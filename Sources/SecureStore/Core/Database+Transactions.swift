@@ -17,9 +17,12 @@ extension Database {
     /// True while a transaction is open.
     public var isInsideTransaction: Bool { sqlite3_get_autocommit(sqliteConnection) == 0 }
 
-    /// Begins a transaction (deferred unless told otherwise).
+    /// Begins a transaction: immediate on a writable connection (the write
+    /// lock is taken at once, so that two writers never deadlock on an
+    /// upgrade), deferred on a read-only one, unless told otherwise.
     public func beginTransaction(_ kind: TransactionKind? = nil) throws {
-        try execute(sql: "BEGIN \((kind ?? .deferred).rawValue) TRANSACTION")
+        let kind = kind ?? (configuration.readonly || readOnlyDepth > 0 ? .deferred : .immediate)
+        try execute(sql: "BEGIN \(kind.rawValue) TRANSACTION")
     }
 
     /// Commits the open transaction.
@@ -34,7 +37,8 @@ extension Database {
     }
 
     /// Runs `operations` in a transaction. The transaction commits or rolls
-    /// back as `operations` says; an error rolls it back and is rethrown.
+    /// back as `operations` says; an error rolls it back and is rethrown
+    /// (the first error, when the rollback fails too).
     ///
     /// ```swift
     /// try db.inTransaction {
@@ -45,26 +49,7 @@ extension Database {
     /// ```
     public func inTransaction(_ kind: TransactionKind? = nil, _ operations: () throws -> TransactionCompletion) throws {
         try beginTransaction(kind)
-        let completion: TransactionCompletion
-        do {
-            completion = try operations()
-        } catch {
-            try? rollback()
-            throw error
-        }
-        switch completion {
-        case .commit:
-            do {
-                try commit()
-            } catch {
-                // A failed commit (deferred foreign keys, busy) leaves the
-                // transaction open: close it so the connection stays usable.
-                try? rollback()
-                throw error
-            }
-        case .rollback:
-            try rollback()
-        }
+        try complete(operations, commit: { try commit() }, rollback: { try rollback() })
     }
 
     /// Runs `operations` in a savepoint, which nests inside transactions.
@@ -72,27 +57,41 @@ extension Database {
     /// savepoint's changes only, and is rethrown.
     public func inSavepoint(_ operations: () throws -> TransactionCompletion) throws {
         guard isInsideTransaction else {
+            // A top-level savepoint would be a deferred transaction, and
+            // a rollback from the commit hook would not end it.
             return try inTransaction(nil, operations)
         }
-        try execute(sql: "SAVEPOINT securestore")
+        try execute(sql: "SAVEPOINT grdb")
+        try complete(operations, commit: { try execute(sql: "RELEASE SAVEPOINT grdb") }, rollback: {
+            // After some errors SQLite has already rolled back the whole
+            // transaction, and the savepoint is gone with it.
+            guard isInsideTransaction else { return }
+            try execute(sql: "ROLLBACK TRANSACTION TO SAVEPOINT grdb")
+            try execute(sql: "RELEASE SAVEPOINT grdb")
+        })
+    }
+
+    /// Ends a transaction or savepoint block: commits when `operations`
+    /// says so, and rolls back when it says so, throws, or the commit
+    /// fails (deferred foreign keys, a busy database), so that the
+    /// connection is left usable. Throws the first error.
+    private func complete(
+        _ operations: () throws -> TransactionCompletion,
+        commit: () throws -> Void,
+        rollback: () throws -> Void
+    ) throws {
         let completion: TransactionCompletion
         do {
             completion = try operations()
+            if completion == .commit {
+                try commit()
+                return
+            }
         } catch {
-            try? rollbackSavepoint()
+            try? rollback()
             throw error
         }
-        switch completion {
-        case .commit: try execute(sql: "RELEASE SAVEPOINT securestore")
-        case .rollback: try rollbackSavepoint()
-        }
-    }
-
-    private func rollbackSavepoint() throws {
-        // After some errors SQLite has already rolled back the whole
-        // transaction, and the savepoint is gone with it.
-        guard isInsideTransaction else { return }
-        try execute(sql: "ROLLBACK TRANSACTION TO SAVEPOINT securestore; RELEASE SAVEPOINT securestore")
+        try rollback()
     }
 
     /// Runs `value` with writes forbidden (`PRAGMA query_only`).

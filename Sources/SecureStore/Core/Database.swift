@@ -78,6 +78,7 @@ public final class Database {
     private func setUp(checksKey: Bool) throws {
         sqlite3_extended_result_codes(sqliteConnection, 1)
         authorizer.register(on: sqliteConnection)
+        addDefaultFunctionsAndCollations()
         try setUpBusyMode()
         do {
             for setup in configuration.setups { try setup(self) }
@@ -187,7 +188,7 @@ public final class Database {
     /// comments. The authorizer classifies the statement while SQLite
     /// compiles it; a statement refused during a migration throws
     /// ``StatementRefusalError``.
-    private func prepare(
+    func prepare(
         _ text: UnsafePointer<CChar>, tail: inout UnsafePointer<CChar>?,
         sqlForErrors: () -> String, arguments: StatementArguments?
     ) throws -> Statement? {
@@ -209,11 +210,12 @@ public final class Database {
         guard let handle else { return nil }
         var refusal = authorizer.refusal
         if !authorizer.sawAction { refusal = refusalOfActionlessStatement(handle) }
-        let statement = Statement(sqliteStatement: handle, sql: String(cString: sqlite3_sql(handle)),
+        let statement = Statement(sqliteStatement: handle, sql: String(cString: sqlite3_sql(handle)).trimmedSQLStatement,
                                   publicStatementArguments: configuration.publicStatementArguments)
         if authorizer.guardsMigration, let refusal {
             throw StatementRefusalError(refusal: refusal, sql: statement.sql)
         }
+        statement.reads = authorizer.reads
         let effect = authorizer.schemaEffect
         if effect != .none || refusal != nil {
             statement.schemaEffect = effect
@@ -330,4 +332,49 @@ package struct StatementFailure: Error {
 private final class BusyCallbackBox {
     let callback: Database.BusyCallback
     init(_ callback: @escaping Database.BusyCallback) { self.callback = callback }
+}
+
+extension Database {
+    /// A function that receives SQLite's error log.
+    public typealias LogErrorFunction = @Sendable (_ resultCode: ResultCode, _ message: String) -> Void
+
+    /// Receives the errors and warnings SQLite logs (`SQLITE_CONFIG_LOG`),
+    /// whatever the connection. Set it once, before the first connection
+    /// opens: SQLite accepts the log callback only before it initializes.
+    ///
+    /// ```swift
+    /// Database.logError = { resultCode, message in
+    ///     NSLog("%@", "SQLite error \(resultCode): \(message)")
+    /// }
+    /// ```
+    ///
+    /// Messages may hold SQL, never statement arguments or keys.
+    public static var logError: LogErrorFunction? {
+        get { ErrorLog.shared.function }
+        set { ErrorLog.shared.set(newValue) }
+    }
+}
+
+/// The process-wide SQLite error log.
+///
+/// `@unchecked Sendable`: `function` is behind `lock`.
+private final class ErrorLog: @unchecked Sendable {
+    static let shared = ErrorLog()
+    private let lock = NSLock()
+    private var stored: Database.LogErrorFunction?
+    private var registered = false
+
+    var function: Database.LogErrorFunction? { lock.withLock { stored } }
+
+    func set(_ function: Database.LogErrorFunction?) {
+        lock.withLock {
+            stored = function
+            guard !registered else { return }
+            registered = true
+            _ = securestore_register_error_log { _, code, message in
+                guard let function = ErrorLog.shared.function else { return }
+                function(ResultCode(rawValue: code), message.map { String(cString: $0) } ?? "")
+            }
+        }
+    }
 }

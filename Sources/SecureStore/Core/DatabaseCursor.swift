@@ -2,18 +2,38 @@ internal import CSQLCipher
 
 /// A cursor over the rows of a statement. It resets the statement when it
 /// is done or released, so that the statement can run again.
-public protocol DatabaseCursor: Cursor {
+public protocol DatabaseCursor<Element>: Cursor {
     /// The statement this cursor steps.
     var statement: Statement { get }
+}
+
+extension DatabaseCursor {
+    /// The SQL of the statement.
+    public var sql: String { statement.sql }
+
+    /// The arguments of the statement.
+    public var arguments: StatementArguments { statement.arguments }
+
+    /// The column names of the statement.
+    public var columnNames: [String] { statement.columnNames }
+
+    /// The number of columns of the statement.
+    public var columnCount: Int { statement.columnCount }
+
+    /// The tables and columns the statement reads.
+    public var databaseRegion: DatabaseRegion { statement.databaseRegion }
 }
 
 /// Steps a statement for a cursor and remembers when it is done.
 final class StatementStepper {
     let statement: Statement
+    /// The column that value cursors read.
+    let column: CInt
     private var isDone = false
 
-    init(statement: Statement, arguments: StatementArguments?) throws {
+    init(statement: Statement, arguments: StatementArguments?, column: Int = 0) throws {
         self.statement = statement
+        self.column = CInt(column)
         if let arguments { try statement.setArguments(arguments) } else { statement.reset() }
         statement.forgetColumnCount()
     }
@@ -26,12 +46,9 @@ final class StatementStepper {
     @inline(__always)
     func step() throws -> Bool {
         if isDone { return false }
-        do {
-            if try statement.step() { return true }
-        } catch {
-            isDone = true
-            throw error
-        }
+        // After an error the cursor is not done: stepping again runs the
+        // statement again, as in GRDB (an error that repeats throws again).
+        if try statement.step() { return true }
         isDone = true
         statement.reset()
         return false
@@ -41,46 +58,60 @@ final class StatementStepper {
 /// A cursor of rows. The row it hands out is reused at each step: copy it
 /// to keep it.
 public final class RowCursor: DatabaseCursor {
-    public var statement: Statement { stepper.statement }
-    private let stepper: StatementStepper
-    private let row: Row
+    /// The statement the rows come from.
+    public let statement: Statement
+    private let stepper: StatementStepper?
+    private let row: Row?
+    private var fetched: IndexingIterator<[Row]>?
 
-    init(statement: Statement, arguments: StatementArguments?) throws {
+    /// A cursor over a statement's rows, seen through `adapter` if any.
+    init(statement: Statement, arguments: StatementArguments?, adapter: LayoutedRowAdapter? = nil) throws {
+        self.statement = statement
         stepper = try StatementStepper(statement: statement, arguments: arguments)
-        row = Row(statement: statement)
+        let base = Row(statement: statement)
+        row = adapter.map { Row(base: base, adapter: $0) } ?? base
+    }
+
+    /// A cursor over rows already fetched (with their prefetched
+    /// associations).
+    init(rows: [Row], statement: Statement) {
+        self.statement = statement
+        stepper = nil
+        row = nil
+        fetched = rows.makeIterator()
     }
 
     public func next() throws -> Row? {
-        try stepper.step() ? row : nil
+        guard let stepper else { return fetched?.next() }
+        return try stepper.step() ? row : nil
     }
 }
 
-/// A cursor of values read from the first column.
+/// A cursor of values read from one column (the first, or the first of an
+/// adapted row).
 public final class DatabaseValueCursor<Value: DatabaseValueConvertible>: DatabaseCursor {
     public var statement: Statement { stepper.statement }
     private let stepper: StatementStepper
 
-    init(statement: Statement, arguments: StatementArguments?) throws {
-        stepper = try StatementStepper(statement: statement, arguments: arguments)
+    init(statement: Statement, arguments: StatementArguments?, column: Int = 0) throws {
+        stepper = try StatementStepper(statement: statement, arguments: arguments, column: column)
     }
 
     public func next() throws -> Value? {
-        guard try stepper.step() else { return nil }
-        return try Value.decode(from: stepper.statement, index: 0)
+        try stepper.step() ? Value.decode(from: stepper.statement, index: stepper.column) : nil
     }
 }
 
-/// A cursor of values read from the first column through the fast path.
+/// A cursor of values read from one column through the fast path.
 public final class FastDatabaseValueCursor<Value: DatabaseValueConvertible & StatementColumnConvertible>: DatabaseCursor {
     public var statement: Statement { stepper.statement }
     private let stepper: StatementStepper
 
-    init(statement: Statement, arguments: StatementArguments?) throws {
-        stepper = try StatementStepper(statement: statement, arguments: arguments)
+    init(statement: Statement, arguments: StatementArguments?, column: Int = 0) throws {
+        stepper = try StatementStepper(statement: statement, arguments: arguments, column: column)
     }
 
     public func next() throws -> Value? {
-        guard try stepper.step() else { return nil }
-        return try Value.fastDecode(from: stepper.statement, index: 0)
+        try stepper.step() ? Value.fastDecode(from: stepper.statement, index: stepper.column) : nil
     }
 }

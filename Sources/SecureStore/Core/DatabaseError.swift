@@ -32,8 +32,9 @@ public struct DatabaseError: Error, Sendable {
     /// The primary result code (e.g. `SQLITE_CONSTRAINT`).
     public var resultCode: ResultCode { extendedResultCode.primaryResultCode }
 
-    /// Creates an error. Arguments appear in ``description`` only when
-    /// `publicStatementArguments` is true.
+    /// Creates an error; without a message, SQLite's text for the code
+    /// ("database is locked"). Arguments appear in ``description`` only
+    /// when `publicStatementArguments` is true.
     public init(
         resultCode: ResultCode = .SQLITE_ERROR,
         message: String? = nil,
@@ -42,7 +43,7 @@ public struct DatabaseError: Error, Sendable {
         publicStatementArguments: Bool = false
     ) {
         self.extendedResultCode = resultCode
-        self.message = message
+        self.message = message ?? resultCode.errorString
         self.sql = sql
         self.arguments = arguments
         self.publicStatementArguments = publicStatementArguments
@@ -66,7 +67,7 @@ public struct DatabaseError: Error, Sendable {
     private func describe(showingArguments: Bool) -> String {
         var text = "SQLite error \(resultCode.rawValue)"
         if let message { text += ": \(message)" }
-        if let sql { text += " - while executing `\(sql.trimmingSQLWhitespace())`" }
+        if let sql { text += " - while executing `\(sql.trimmedSQLStatement)`" }
         if showingArguments, let arguments, !arguments.isEmpty {
             text += " with arguments \(arguments)"
         }
@@ -153,13 +154,3 @@ extension DatabaseError {
     public static let SQLITE_CONSTRAINT_ROWID = ResultCode.SQLITE_CONSTRAINT_ROWID
 }
 
-extension String {
-    /// The statement without surrounding white space and trailing semicolons,
-    /// for error messages.
-    func trimmingSQLWhitespace() -> String {
-        var scalars = Substring(self)
-        while let last = scalars.last, last.isWhitespace || last == ";" { scalars.removeLast() }
-        while let first = scalars.first, first.isWhitespace { scalars.removeFirst() }
-        return String(scalars)
-    }
-}

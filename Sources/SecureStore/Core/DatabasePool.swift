@@ -33,9 +33,13 @@ public final class DatabasePool: DatabaseWriter {
         keyCache = cache
         writer = try SerializedDatabase(path: path, configuration: config,
                                         label: (configuration.label ?? "SecureStore.DatabasePool") + ".writer")
-        let mode = try writer.sync { db in try String.fetchOne(db, sql: "PRAGMA journal_mode = WAL") }
-        guard mode == "wal" else {
-            throw DatabaseError(resultCode: .SQLITE_ERROR, message: "could not switch \(path) to WAL mode (got \(mode ?? "nothing"))")
+        // A read-only pool cannot change the journal mode: it reads the
+        // file in the mode it is in.
+        if !configuration.readonly {
+            let mode = try writer.sync { db in try String.fetchOne(db, sql: "PRAGMA journal_mode = WAL") }
+            guard mode == "wal" else {
+                throw DatabaseError(resultCode: .SQLITE_ERROR, message: "could not switch \(path) to WAL mode (got \(mode ?? "nothing"))")
+            }
         }
         var readerConfig = config
         readerConfig.readonly = true
@@ -91,6 +95,15 @@ public final class DatabasePool: DatabaseWriter {
     }
 
     // MARK: Writing
+
+    /// Runs `updates` in a transaction that commits or rolls back as it
+    /// says; an error rolls it back and is rethrown.
+    public func writeInTransaction(
+        _ kind: Database.TransactionKind? = nil,
+        _ updates: (Database) throws -> Database.TransactionCompletion
+    ) throws {
+        try writer.sync { db in try db.inTransaction(kind) { try updates(db) } }
+    }
 
     public func writeWithoutTransaction<T>(_ updates: (Database) throws -> T) throws -> T {
         try writer.sync(updates)

@@ -65,6 +65,22 @@ public final class DatabaseQueue: DatabaseWriter {
         try serialized.sync(updates)
     }
 
+    /// Runs `updates` in a transaction that commits or rolls back as it
+    /// says; an error rolls it back and is rethrown.
+    ///
+    /// ```swift
+    /// try dbQueue.inTransaction { db in
+    ///     try db.execute(sql: "DELETE FROM player")
+    ///     return .commit
+    /// }
+    /// ```
+    public func inTransaction(
+        _ kind: Database.TransactionKind? = nil,
+        _ updates: (Database) throws -> Database.TransactionCompletion
+    ) throws {
+        try serialized.sync { db in try db.inTransaction(kind) { try updates(db) } }
+    }
+
     public func writeWithoutTransaction<T>(_ updates: (Database) throws -> T) throws -> T {
         try serialized.sync(updates)
     }

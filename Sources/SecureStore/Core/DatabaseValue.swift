@@ -10,12 +10,42 @@ internal import CSQLCipher
 /// ```
 public struct DatabaseValue: Hashable, Sendable, CustomStringConvertible {
     /// The SQLite storage classes.
-    public enum Storage: Sendable {
+    public enum Storage: Sendable, Equatable {
+        /// NULL.
         case null
+        /// An INTEGER.
         case int64(Int64)
+        /// A REAL.
         case double(Double)
+        /// TEXT.
         case string(String)
+        /// A BLOB.
         case blob(Data)
+
+        /// The stored value as Int64, Double, String or Data; nil for NULL.
+        public var value: (any DatabaseValueConvertible)? {
+            switch self {
+            case .null: return nil
+            case .int64(let value): return value
+            case .double(let value): return value
+            case .string(let value): return value
+            case .blob(let value): return value
+            }
+        }
+
+        /// Storages are equal when they hold the same storage class and
+        /// value: unlike ``DatabaseValue``, the integer 1 and the real 1.0
+        /// differ.
+        public static func == (lhs: Storage, rhs: Storage) -> Bool {
+            switch (lhs, rhs) {
+            case (.null, .null): return true
+            case let (.int64(a), .int64(b)): return a == b
+            case let (.double(a), .double(b)): return a == b
+            case let (.string(a), .string(b)): return a == b
+            case let (.blob(a), .blob(b)): return a == b
+            default: return false
+            }
+        }
     }
 
     /// How the value is stored.
@@ -119,5 +149,16 @@ extension Data {
             return
         }
         self = Data(bytes: bytes, count: Int(sqlite3_column_bytes(sqliteStatement, index)))
+    }
+}
+
+extension Data {
+    /// Calls `body` with the column's bytes, not copied: SQLite's blob
+    /// conversion of the column, valid until the statement moves on.
+    static func withBytesNoCopy<T>(columnOf sqliteStatement: SQLiteStatement, at index: CInt, _ body: (Data) throws -> T) rethrows -> T {
+        guard let bytes = sqlite3_column_blob(sqliteStatement, index) else { return try body(Data()) }
+        let count = Int(sqlite3_column_bytes(sqliteStatement, index))
+        let data = Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: bytes), count: count, deallocator: .none)
+        return try body(data)
     }
 }

@@ -1,3 +1,4 @@
+import Foundation
 internal import CSQLCipher
 
 /// The raw SQLite statement handle, for ``StatementColumnConvertible``.
@@ -24,10 +25,49 @@ public protocol DatabaseValueConvertible: SQLExpressible {
     /// The value to use for a column that a row does not have, or nil to
     /// report an error. Optional types answer `.some(nil)`.
     static func fromMissingColumn() -> Self?
+
+    /// The JSON decoder of `Decodable` values stored as JSON.
+    static func databaseJSONDecoder() -> JSONDecoder
+
+    /// The JSON encoder of `Encodable` values stored as JSON.
+    static func databaseJSONEncoder() -> JSONEncoder
 }
 
 extension DatabaseValueConvertible {
+    /// nil: a missing column is an error.
     public static func fromMissingColumn() -> Self? { nil }
+
+    /// Base64 data, dates as milliseconds since 1970, and an error for
+    /// NaN and infinity.
+    public static func databaseJSONDecoder() -> JSONDecoder { JSONDecoder.databaseDefault() }
+
+    /// Sorted keys, base64 data, dates as milliseconds since 1970, and an
+    /// error for NaN and infinity.
+    public static func databaseJSONEncoder() -> JSONEncoder { JSONEncoder.databaseDefault() }
+}
+
+extension JSONDecoder {
+    /// The JSON decoder of values stored as JSON, as GRDB configures it.
+    static func databaseDefault() -> JSONDecoder {
+        let decoder = JSONDecoder()
+        decoder.dataDecodingStrategy = .base64
+        decoder.dateDecodingStrategy = .millisecondsSince1970
+        decoder.nonConformingFloatDecodingStrategy = .throw
+        return decoder
+    }
+}
+
+extension JSONEncoder {
+    /// The JSON encoder of values stored as JSON, as GRDB configures it:
+    /// sorted keys make equal values store equal text.
+    static func databaseDefault() -> JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.dataEncodingStrategy = .base64
+        encoder.dateEncodingStrategy = .millisecondsSince1970
+        encoder.nonConformingFloatEncodingStrategy = .throw
+        encoder.outputFormatting = .sortedKeys
+        return encoder
+    }
 }
 
 /// A type that reads itself straight from a statement column, without an
@@ -41,6 +81,12 @@ public protocol StatementColumnConvertible {
 // MARK: - Decoding with errors
 
 extension DatabaseValueConvertible {
+    /// The value of a missing column, known to exist.
+    static func missingColumnValue() -> Self {
+        guard let value = fromMissingColumn() else { preconditionFailure("\(Self.self) has no value for missing columns") }
+        return value
+    }
+
     /// Decodes a stored value or throws an error that names the column.
     static func decode(
         from dbValue: DatabaseValue,
@@ -87,7 +133,7 @@ public struct RowDecodingError: Error, CustomStringConvertible, Sendable {
             typeName = String(typeName.dropFirst("Optional<".count).dropLast())
         }
         var text = "could not decode \(typeName) from the \(dbValue.storageName) value in column \(String(reflecting: column))"
-        if let sql { text += " - while executing `\(sql.trimmingSQLWhitespace())`" }
+        if let sql { text += " - while executing `\(sql.trimmedSQLStatement)`" }
         return RowDecodingError(description: text)
     }
 

@@ -1,3 +1,5 @@
+internal import CSQLCipher
+
 /// An SQLite result code, primary or extended.
 ///
 /// Primary codes match their extended codes in `switch` and `catch`:
@@ -23,7 +25,10 @@ public struct ResultCode: RawRepresentable, Hashable, Sendable, CustomStringConv
 
     var isPrimary: Bool { self == primaryResultCode }
 
-    public var description: String { "\(rawValue)" }
+    /// The code and SQLite's text for it: `787 (constraint failed)`.
+    public var description: String {
+        errorString.map { "\(rawValue) (\($0))" } ?? "\(rawValue)"
+    }
 
     /// A primary code matches every extended code derived from it; an
     /// extended code matches only itself.
@@ -100,4 +105,11 @@ public struct ResultCode: RawRepresentable, Hashable, Sendable, CustomStringConv
     public static let SQLITE_CONSTRAINT_UNIQUE = extended(.SQLITE_CONSTRAINT, 8)
     public static let SQLITE_CONSTRAINT_VTAB = extended(.SQLITE_CONSTRAINT, 9)
     public static let SQLITE_CONSTRAINT_ROWID = extended(.SQLITE_CONSTRAINT, 10)
+}
+
+extension ResultCode {
+    /// SQLite's English text for the code: "database is locked".
+    public var errorString: String? {
+        sqlite3_errstr(rawValue).map { String(cString: $0) }
+    }
 }

@@ -25,9 +25,16 @@ public final class Row {
     enum Storage {
         case statement(Statement)
         case values(names: [String], values: [DatabaseValue])
+        /// A view of another row through a row adapter: its columns are
+        /// positions in the base row, its scopes other views.
+        case adapted(base: Row, adapter: LayoutedRowAdapter)
     }
 
     let storage: Storage
+
+    /// The rows of the to-many associations prefetched with this row
+    /// (`including(all:)`), by association key.
+    var prefetchedRowsStorage = PrefetchedRowsView()
 
     /// The handle of `.statement` rows, nil for copied rows: the inlinable
     /// subscripts read columns through it.
@@ -37,6 +44,19 @@ public final class Row {
     /// (rows that read a statement only).
     let decodingCache: RowDecodingCache?
 
+    /// True for the copy of a fetched row.
+    private var isCopyOfFetchedRow = false
+
+    /// True when the row comes from the database (not from a dictionary):
+    /// `Record` remembers such rows to tell its changes.
+    var isFetched: Bool {
+        switch storage {
+        case .statement: return true
+        case .adapted(let base, _): return base.isFetched
+        case .values: return isCopyOfFetchedRow
+        }
+    }
+
     init(statement: Statement) {
         storage = .statement(statement)
         statementHandle = statement.sqliteStatement
@@ -45,6 +65,12 @@ public final class Row {
 
     init(names: [String], values: [DatabaseValue]) {
         storage = .values(names: names, values: values)
+        statementHandle = nil
+        decodingCache = nil
+    }
+
+    init(base: Row, adapter: LayoutedRowAdapter) {
+        storage = .adapted(base: base, adapter: adapter)
         statementHandle = nil
         decodingCache = nil
     }
@@ -61,13 +87,19 @@ public final class Row {
 
     /// A copy that no longer depends on a statement.
     public func copy() -> Row {
+        let copy: Row
         switch storage {
         case .values: return self
         case .statement(let statement):
             let count = CInt(statement.columnCount)
             let values = (0..<count).map { DatabaseValue(sqliteStatement: statement.sqliteStatement, index: $0) }
-            return Row(names: statement.columnNames, values: values)
+            copy = Row(names: statement.columnNames, values: values)
+            copy.isCopyOfFetchedRow = true
+        case let .adapted(base, adapter):
+            copy = Row(base: base.copy(), adapter: adapter)
         }
+        copy.prefetchedRowsStorage = prefetchedRowsStorage
+        return copy
     }
 
     /// The number of columns.
@@ -75,6 +107,7 @@ public final class Row {
         switch storage {
         case .statement(let statement): return statement.columnCount
         case .values(let names, _): return names.count
+        case .adapted(_, let adapter): return adapter.mapping.columns.count
         }
     }
 
@@ -83,6 +116,7 @@ public final class Row {
         switch storage {
         case .statement(let statement): return statement.columnNames
         case .values(let names, _): return names
+        case .adapted(_, let adapter): return adapter.mapping.columns.map(\.name)
         }
     }
 
@@ -102,8 +136,9 @@ public final class Row {
     }
 
     /// True if at least one value is not NULL.
+    /// True when a column, or a column of a scope, is not NULL.
     public var containsNonNullValue: Bool {
-        (0..<count).contains { !hasNull(atIndex: $0) }
+        (0..<count).contains { !hasNull(atIndex: $0) } || scopes.contains { $0.row.containsNonNullValue }
     }
 
     @usableFromInline
@@ -113,6 +148,8 @@ public final class Row {
             return statement.index(ofColumn: name)
         case .values(let names, _):
             return names.firstIndex { $0.isEqualIgnoringCase(name) }
+        case .adapted(_, let adapter):
+            return adapter.mapping.position(ofColumn: name)
         }
     }
 
@@ -122,6 +159,8 @@ public final class Row {
             return DatabaseValue(sqliteStatement: statement.sqliteStatement, index: CInt(index))
         case .values(_, let values):
             return values[index]
+        case let .adapted(base, adapter):
+            return base.databaseValue(atIndex: adapter.mapping.columns[index].index)
         }
     }
 
@@ -148,10 +187,15 @@ public final class Row {
         _ type: Value.Type = Value.self, atIndex index: Int
     ) throws -> Value {
         let index = try checkedIndex(index)
-        if case .statement(let statement) = storage {
+        switch storage {
+        case .statement(let statement):
             return try Value.fastDecode(from: statement, index: CInt(index))
+        case let .adapted(base, adapter):
+            // A view of a statement's row reads the statement too.
+            return try base.decode(Value.self, atIndex: adapter.mapping.columns[index].index)
+        case .values:
+            return try Value.decode(from: databaseValue(atIndex: index), column: columnNames[index], sql: nil)
         }
-        return try Value.decode(from: databaseValue(atIndex: index), column: columnNames[index], sql: nil)
     }
 
     /// The value of the named column. A missing column is an error, except
@@ -159,29 +203,29 @@ public final class Row {
     public func decode<Value: DatabaseValueConvertible>(
         _ type: Value.Type = Value.self, forColumn columnName: String
     ) throws -> Value {
-        guard let index = index(forColumn: columnName) else {
-            if let missing = Value.fromMissingColumn() { return missing }
-            throw RowDecodingError.columnNotFound(columnName, type: Value.self)
-        }
-        return try decode(Value.self, atIndex: index)
+        try columnIndex(columnName, Value.self).map { try decode(Value.self, atIndex: $0) } ?? Value.missingColumnValue()
     }
 
     /// The value of the named column, through the fast column path.
     public func decode<Value: DatabaseValueConvertible & StatementColumnConvertible>(
         _ type: Value.Type = Value.self, forColumn columnName: String
     ) throws -> Value {
-        guard let index = index(forColumn: columnName) else {
-            if let missing = Value.fromMissingColumn() { return missing }
-            throw RowDecodingError.columnNotFound(columnName, type: Value.self)
-        }
-        return try decode(Value.self, atIndex: index)
+        try columnIndex(columnName, Value.self).map { try decode(Value.self, atIndex: $0) } ?? Value.missingColumnValue()
+    }
+
+    /// The index of a column; nil for a missing column that `Value` reads
+    /// as a value (nil for optionals), an error otherwise.
+    private func columnIndex<Value: DatabaseValueConvertible>(_ columnName: String, _ type: Value.Type) throws -> Int? {
+        if let index = index(forColumn: columnName) { return index }
+        if Value.fromMissingColumn() != nil { return nil }
+        throw RowDecodingError.columnNotFound(columnName, type: Value.self)
     }
 
     // MARK: Subscripts
 
     /// The value at `index` as Int64, Double, String or Data; nil for NULL.
     public subscript(_ index: Int) -> (any DatabaseValueConvertible)? {
-        Row.storedValue(databaseValue(atIndex: index))
+        databaseValue(atIndex: index).storage.value
     }
 
     /// The value of the named column as Int64, Double, String or Data; nil
@@ -257,49 +301,80 @@ public final class Row {
     }
 
     /// The bytes of a BLOB column, or nil for NULL.
+    @available(*, deprecated, message: "Use withUnsafeData(atIndex:_:) instead.")
     public func dataNoCopy(atIndex index: Int) -> Data? {
         self[index] as Data?
+    }
+
+    /// Calls `body` with the bytes at `index` (nil for NULL); a value that
+    /// is not a BLOB or TEXT is an error. Read without a copy when the row
+    /// reads a live statement: do not keep the data beyond the call.
+    public func withUnsafeData<T>(atIndex index: Int, _ body: (Data?) throws -> T) throws -> T {
+        let index = try checkedIndex(index)
+        if case .statement(let statement) = storage {
+            let handle = statement.sqliteStatement
+            if DatabaseValue(sqliteStatement: handle, index: CInt(index)).isNull { return try body(nil) }
+            return try Data.withBytesNoCopy(columnOf: handle, at: CInt(index), body)
+        }
+        let dbValue = databaseValue(atIndex: index)
+        if dbValue.isNull { return try body(nil) }
+        return try body(Data.decode(from: dbValue, column: columnNames[index], sql: nil))
+    }
+
+    /// Calls `body` with the bytes of a column (nil for NULL or a missing
+    /// column).
+    public func withUnsafeData<T>(named columnName: String, _ body: (Data?) throws -> T) throws -> T {
+        guard let index = index(forColumn: columnName) else { return try body(nil) }
+        return try withUnsafeData(atIndex: index, body)
+    }
+
+    /// Calls `body` with the bytes of a column (nil for NULL or a missing
+    /// column).
+    public func withUnsafeData<T>(at column: some ColumnExpression, _ body: (Data?) throws -> T) throws -> T {
+        try withUnsafeData(named: column.name, body)
     }
 
     /// Non-throwing subscripts mirror GRDB: a failed conversion is a
     /// programming error (NULL read as non-optional, wrong type) and stops
     /// the program with a message that names the column. `decode` throws
     /// instead.
-    private static func valueOrTrap<Value>(_ decode: () throws -> Value) -> Value {
+    static func valueOrTrap<Value>(_ decode: () throws -> Value) -> Value {
         do {
             return try decode()
         } catch {
             preconditionFailure("\(error)")
         }
     }
-
-    static func storedValue(_ dbValue: DatabaseValue) -> (any DatabaseValueConvertible)? {
-        switch dbValue.storage {
-        case .null: return nil
-        case .int64(let value): return value
-        case .double(let value): return value
-        case .string(let value): return value
-        case .blob(let value): return value
-        }
-    }
 }
 
 // MARK: - Collection of (column name, value)
 
-/// A position in a ``Row``.
-public struct RowIndex: Comparable, Strideable, Hashable, Sendable {
-    let index: Int
-    init(_ index: Int) { self.index = index }
-    public static func < (lhs: RowIndex, rhs: RowIndex) -> Bool { lhs.index < rhs.index }
-    public func distance(to other: RowIndex) -> Int { other.index - index }
-    public func advanced(by n: Int) -> RowIndex { RowIndex(index + n) }
+extension Row {
+    /// A position in a ``Row``.
+    public struct Index: Comparable, Strideable, Hashable, Sendable {
+        let index: Int
+        init(_ index: Int) { self.index = index }
+        /// Left to right.
+        public static func < (lhs: Index, rhs: Index) -> Bool { lhs.index < rhs.index }
+        /// The number of columns between two positions.
+        public func distance(to other: Index) -> Int { other.index - index }
+        /// The position `n` columns away.
+        public func advanced(by n: Int) -> Index { Index(index + n) }
+    }
 }
 
-extension Row: RandomAccessCollection {
-    public var startIndex: RowIndex { RowIndex(0) }
-    public var endIndex: RowIndex { RowIndex(count) }
+/// The former name of ``Row/Index``.
+@available(*, deprecated, renamed: "Row.Index")
+public typealias RowIndex = Row.Index
 
-    public subscript(position: RowIndex) -> (String, DatabaseValue) {
+extension Row: RandomAccessCollection {
+    /// The first column.
+    public var startIndex: Index { Index(0) }
+    /// After the last column.
+    public var endIndex: Index { Index(count) }
+
+    /// The column name and value at a position.
+    public subscript(position: Index) -> (String, DatabaseValue) {
         (columnNames[position.index], databaseValue(atIndex: position.index))
     }
 }
@@ -312,10 +387,16 @@ extension Row: ExpressibleByDictionaryLiteral {
 }
 
 extension Row: Equatable, Hashable {
-    /// Rows are equal when they have the same columns, in the same order,
-    /// with equal values.
+    /// Rows are equal when they have the same columns, in the same order
+    /// (names compared case-sensitively), with equal values, and the same
+    /// scopes and prefetched rows.
     public static func == (lhs: Row, rhs: Row) -> Bool {
-        lhs === rhs || (lhs.columnNames == rhs.columnNames && lhs.databaseValues == rhs.databaseValues)
+        if lhs === rhs { return true }
+        guard lhs.columnNames == rhs.columnNames, lhs.databaseValues == rhs.databaseValues else { return false }
+        let names = Set(lhs.scopes.names)
+        guard names == Set(rhs.scopes.names) else { return false }
+        for name in names where lhs.scopes[name] != rhs.scopes[name] { return false }
+        return lhs.prefetchedRows == rhs.prefetchedRows
     }
 
     public func hash(into hasher: inout Hasher) {
@@ -324,9 +405,37 @@ extension Row: Equatable, Hashable {
     }
 }
 
-extension Row: CustomStringConvertible {
+extension Row: CustomStringConvertible, CustomDebugStringConvertible {
     /// `[id:1 name:"Arthur"]`. Shows the values: keep secrets out of logs.
     public var description: String {
         "[" + map { "\($0):\($1)" }.joined(separator: " ") + "]"
+    }
+
+    /// The row, with its unadapted row, scopes and prefetched rows:
+    ///
+    /// ```
+    /// ▿ [id:1 title:"Moby-Dick" authorId:2]
+    ///   unadapted: [id:1 title:"Moby-Dick" authorId:2 id:2 name:"Melville"]
+    ///   - author: [id:2 name:"Melville"]
+    /// ```
+    public var debugDescription: String { debugDescription(level: 0) }
+
+    private func debugDescription(level: Int) -> String {
+        let unadapted = self.unadapted
+        if level == 0 && self == unadapted && prefetchedRows.isEmpty { return description }
+        let indent = String(repeating: "  ", count: level + 1)
+        var text = description
+        if level == 0 {
+            text = "▿ " + text
+            if self != unadapted { text += "\n" + indent + "unadapted: " + unadapted.description }
+        }
+        for (name, scoped) in scopes.sorted(by: { $0.name < $1.name }) {
+            text += "\n" + indent + "- " + name + ": " + scoped.debugDescription(level: level + 1)
+        }
+        for key in prefetchedRows.keys.sorted() {
+            guard let rows = prefetchedRows[key] else { continue }
+            text += "\n" + indent + "+ " + key + ": " + (rows.count <= 1 ? "\(rows.count) row" : "\(rows.count) rows")
+        }
+        return text
     }
 }

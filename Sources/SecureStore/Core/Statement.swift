@@ -19,7 +19,15 @@ public final class Statement {
     public let sqliteStatement: SQLiteStatement
 
     /// The arguments last set with ``setArguments(_:)`` or `execute`.
-    public private(set) var arguments = StatementArguments()
+    /// Setting arguments that do not fit the statement stops the program,
+    /// as in GRDB: use ``setArguments(_:)`` to get an error instead.
+    public var arguments: StatementArguments {
+        get { boundArguments }
+        set {
+            do { try setArguments(newValue) } catch { preconditionFailure("\(error)") }
+        }
+    }
+    private var boundArguments = StatementArguments()
 
     let publicStatementArguments: Bool
 
@@ -31,6 +39,24 @@ public final class Statement {
     var refusal: StatementRefusal?
     /// Set when one of the two above is: ordinary statements skip the check.
     var authorizer: StatementAuthorizer?
+
+    /// What the statement reads, as the authorizer reported it.
+    var reads: [(table: String, column: String)] = []
+
+    /// The tables, columns and rows the statement reads: what an
+    /// observation of it tracks.
+    public var databaseRegion: DatabaseRegion {
+        get {
+            if let regionOverride { return regionOverride }
+            return reads.reduce(into: DatabaseRegion()) { region, read in
+                region.formUnion(read.column.isEmpty
+                    ? DatabaseRegion(table: read.table)
+                    : DatabaseRegion(table: read.table, columns: [read.column]))
+            }
+        }
+        set { regionOverride = newValue }
+    }
+    private var regionOverride: DatabaseRegion?
 
     init(sqliteStatement: SQLiteStatement, sql: String, publicStatementArguments: Bool) {
         self.sqliteStatement = sqliteStatement
@@ -224,7 +250,7 @@ public final class Statement {
                 }
             }
             positional = positional[position...]
-            self.arguments = arguments
+            boundArguments = arguments
             return
         }
         do {
@@ -254,10 +280,13 @@ public final class Statement {
                 }
             }
         }
-        self.arguments = arguments
+        boundArguments = arguments
     }
 
     @inline(__always)
+    /// A valid address for zero bytes.
+    nonisolated(unsafe) private static let emptyBytes = UnsafeMutableRawPointer.allocate(byteCount: 1, alignment: 1)
+
     private func bind(_ value: DatabaseValue, at index: CInt) -> CInt {
         switch value.storage {
         case .null:
@@ -273,8 +302,8 @@ public final class Statement {
             let count = CInt(string.utf8.count)
             return sqlite3_bind_text(sqliteStatement, index, copy.assumingMemoryBound(to: CChar.self), count, nil)  // nil: SQLITE_STATIC
         case .blob(let data):
-            // zeroblob(0) is an empty BLOB, not NULL.
-            guard !data.isEmpty else { return sqlite3_bind_zeroblob(sqliteStatement, index, 0) }
+            // A NULL pointer would bind NULL: an empty BLOB needs another.
+            guard !data.isEmpty else { return sqlite3_bind_blob(sqliteStatement, index, Statement.emptyBytes, 0, nil) }
             let copy = data.withUnsafeBytes { copyArgumentBytes($0) }
             return sqlite3_bind_blob(sqliteStatement, index, copy, CInt(data.count), nil)  // nil: SQLITE_STATIC
         }

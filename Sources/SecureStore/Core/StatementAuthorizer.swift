@@ -36,7 +36,7 @@ public struct StatementRefusal: Sendable, Hashable, CustomStringConvertible {
     /// The statement as it may be shown: a key pragma's value is a
     /// secret, so only its name is (`PRAGMA rekey = ...`).
     public func displayed(_ statement: String) -> String {
-        kind == .cipherPragma ? action : SQLText.droppingLeadingComments(statement).trimmingSQLWhitespace()
+        kind == .cipherPragma ? action : SQLText.droppingLeadingComments(statement).trimmedSQLStatement
     }
 
     /// A sentence that says why the statement is refused.
@@ -83,6 +83,9 @@ final class StatementAuthorizer {
     private(set) var schemaEffect = SchemaCache.Effect.none
     private(set) var refusal: StatementRefusal?
     private(set) var sawAction = false
+    /// The (table, column) pairs the statement reads; an empty column
+    /// for a read of the whole table (`COUNT(*)`).
+    private(set) var reads: [(table: String, column: String)] = []
 
     init(schemaCache: SchemaCache) {
         self.schemaCache = schemaCache
@@ -93,6 +96,7 @@ final class StatementAuthorizer {
         schemaEffect = .none
         refusal = nil
         sawAction = false
+        reads.removeAll(keepingCapacity: true)
     }
 
     /// Called when a classified statement is stepped.
@@ -121,6 +125,8 @@ final class StatementAuthorizer {
         sawAction = true
         if deniesEverything { return SQLITE_DENY }
         switch action {
+        case SQLITE_READ:
+            if let first, let second { reads.append((String(cString: first), String(cString: second))) }
         case SQLITE_CREATE_INDEX...SQLITE_DROP_VIEW, SQLITE_ALTER_TABLE, SQLITE_CREATE_VTABLE, SQLITE_DROP_VTABLE:
             schemaEffect = .schemaChange
         case SQLITE_ATTACH:
@@ -224,7 +230,7 @@ package struct StatementRefusalError: Error, CustomStringConvertible {
     }
 
     package var description: String {
-        "not authorized: " + refusal.description + (sql.map { " - while executing `\($0.trimmingSQLWhitespace())`" } ?? "")
+        "not authorized: " + refusal.description + (sql.map { " - while executing `\($0.trimmedSQLStatement)`" } ?? "")
     }
 }
 

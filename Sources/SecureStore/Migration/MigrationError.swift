@@ -50,7 +50,7 @@ public enum MigrationError: Error, Sendable, Equatable, CustomStringConvertible 
             return "\(path):\(line): migration \"\(identifier)\" failed: \(message) (SQLite error \(error.extendedResultCode.rawValue))"
         case let .forbiddenStatement(identifier, path, line, statement, reason):
             let place = path.map { line > 0 ? "\($0):\(line): " : "\($0): " } ?? ""
-            return "\(place)migration \"\(identifier)\" refused `\(statement.trimmingSQLWhitespace())`: \(reason)"
+            return "\(place)migration \"\(identifier)\" refused `\(statement.trimmedSQLStatement)`: \(reason)"
         }
     }
 }

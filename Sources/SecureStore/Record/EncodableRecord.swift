@@ -5,7 +5,14 @@ public struct PersistenceContainer: Sendable {
     private(set) var columns: [String] = []
     private(set) var values: [DatabaseValue] = []
 
+    /// An empty container.
     public init() {}
+
+    /// The columns and values of a record.
+    public init(_ record: some EncodableRecord) throws {
+        self.init()
+        try record.encode(to: &self)
+    }
 
     /// Removes every column, keeping the storage when it is not shared.
     mutating func removeAllKeepingCapacity(_ minimumCapacity: Int) {
@@ -20,7 +27,7 @@ public struct PersistenceContainer: Sendable {
     /// The value of a column (case-insensitive); setting a new column
     /// appends it.
     public subscript(_ column: String) -> (any DatabaseValueConvertible)? {
-        get { index(of: column).flatMap { Row.storedValue(values[$0]) } }
+        get { index(of: column).flatMap { values[$0].storage.value } }
         set {
             let value = DatabaseValue(value: newValue)
             if let index = index(of: column) { values[index] = value } else {
@@ -64,17 +71,89 @@ public struct PersistenceContainer: Sendable {
 /// `Encodable` types get `encode(to:)` for free: each property goes to the
 /// column of the same name (nil as NULL); nested `Codable` values are stored
 /// as JSON text.
-public protocol EncodableRecord {
+///
+/// ## Topics
+///
+/// ### Customizing the format of columns
+///
+/// - ``databaseEncodingUserInfo``
+/// - ``databaseJSONEncoder(for:)``
+/// - ``databaseDataEncodingStrategy(for:)``
+/// - ``databaseDateEncodingStrategy(for:)``
+/// - ``databaseUUIDEncodingStrategy(for:)``
+/// - ``databaseColumnEncodingStrategy``
+public protocol EncodableRecord: SendableMetatype {
+    /// Stores the record's values in the container.
     func encode(to container: inout PersistenceContainer) throws
+
+    /// The `userInfo` of the encoder of `Encodable` records, and of the
+    /// JSON encoders of their nested values.
+    static var databaseEncodingUserInfo: [CodingUserInfoKey: Any] { get }
+
+    /// The JSON encoder of a column that stores a nested `Encodable`
+    /// value.
+    static func databaseJSONEncoder(for column: String) -> JSONEncoder
+
+    /// How a `Data` property is stored.
+    static func databaseDataEncodingStrategy(for column: String) -> DatabaseDataEncodingStrategy
+
+    /// How a `Date` property is stored.
+    static func databaseDateEncodingStrategy(for column: String) -> DatabaseDateEncodingStrategy
+
+    /// How a `UUID` property is stored.
+    static func databaseUUIDEncodingStrategy(for column: String) -> DatabaseUUIDEncodingStrategy
+
+    /// How coding keys name columns.
+    static var databaseColumnEncodingStrategy: DatabaseColumnEncodingStrategy { get }
 }
 
 extension EncodableRecord {
+    /// Empty.
+    public static var databaseEncodingUserInfo: [CodingUserInfoKey: Any] { [:] }
+
+    /// Sorted keys, base64 data, dates as milliseconds since 1970, and an
+    /// error for NaN and infinity, with ``databaseEncodingUserInfo``.
+    public static func databaseJSONEncoder(for column: String) -> JSONEncoder {
+        let encoder = JSONEncoder.databaseDefault()
+        encoder.userInfo = databaseEncodingUserInfo
+        return encoder
+    }
+
+    /// `.deferredToData`: a BLOB.
+    public static func databaseDataEncodingStrategy(for column: String) -> DatabaseDataEncodingStrategy { .deferredToData }
+
+    /// `.deferredToDate`: UTC text.
+    public static func databaseDateEncodingStrategy(for column: String) -> DatabaseDateEncodingStrategy { .deferredToDate }
+
+    /// `.deferredToUUID`: a 16-byte BLOB.
+    public static func databaseUUIDEncodingStrategy(for column: String) -> DatabaseUUIDEncodingStrategy { .deferredToUUID }
+
+    /// `.useDefaultKeys`.
+    public static var databaseColumnEncodingStrategy: DatabaseColumnEncodingStrategy { .useDefaultKeys }
+
+    /// The stored value of a property of the record: dates, data and UUIDs
+    /// with the strategies of their column.
+    static func databaseValue(of value: some DatabaseValueConvertible, column: String) throws -> DatabaseValue {
+        switch value {
+        case let date as Date: return databaseDateEncodingStrategy(for: column).encode(date)
+        case let data as Data: return try databaseDataEncodingStrategy(for: column).encode(data)
+        case let uuid as UUID: return databaseUUIDEncodingStrategy(for: column).encode(uuid)
+        default: return value.databaseValue
+        }
+    }
+
     /// The record's columns and values.
     public var databaseDictionary: [String: DatabaseValue] {
         get throws {
             let container = try persistenceContainer()
             return Dictionary(zip(container.columns, container.values)) { first, _ in first }
         }
+    }
+
+    /// A primary key value of `filter(key:)`, encoded as the record
+    /// encodes its properties (dates, UUIDs and data strategies).
+    static func encodedKey(_ key: some DatabaseValueConvertible, column: String) throws -> DatabaseValue {
+        try databaseValue(of: key, column: column)
     }
 
     func persistenceContainer() throws -> PersistenceContainer {
@@ -87,63 +166,5 @@ extension EncodableRecord {
 extension EncodableRecord where Self: Encodable {
     public func encode(to container: inout PersistenceContainer) throws {
         container = try RecordEncoder.persistenceContainer(of: self)
-    }
-}
-
-/// The stored value of one property: DatabaseValueConvertible values as
-/// themselves, single values (raw enums) as their raw value, anything else
-/// as JSON text with sorted keys.
-enum ColumnValueEncoder {
-    static func databaseValue<T: Encodable>(of value: T) throws -> DatabaseValue {
-        if let convertible = value as? any DatabaseValueConvertible { return convertible.databaseValue }
-        let single = SingleValueCapture()
-        do {
-            try value.encode(to: single)
-            if let captured = single.value { return captured }
-        } catch is ColumnValueDecoder.NeedsJSON {}
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        return DatabaseValue(storage: .string(String(decoding: try encoder.encode(value), as: UTF8.self)))
-    }
-
-    /// Captures a value encoded through a single value container.
-    private final class SingleValueCapture: Encoder, SingleValueEncodingContainer {
-        var value: DatabaseValue?
-        var codingPath: [any CodingKey] { [] }
-        var userInfo: [CodingUserInfoKey: Any] { [:] }
-
-        func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
-            KeyedEncodingContainer(Refusing<Key>())
-        }
-        func unkeyedContainer() -> any UnkeyedEncodingContainer { RefusingUnkeyed() }
-        func singleValueContainer() -> any SingleValueEncodingContainer { self }
-
-        func encodeNil() throws { value = .null }
-        func encode<T: Encodable>(_ value: T) throws { self.value = try ColumnValueEncoder.databaseValue(of: value) }
-    }
-
-    /// Containers that make the caller fall back to JSON.
-    private struct Refusing<Key: CodingKey>: KeyedEncodingContainerProtocol {
-        var codingPath: [any CodingKey] { [] }
-        mutating func encodeNil(forKey key: Key) throws { throw ColumnValueDecoder.NeedsJSON() }
-        mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws { throw ColumnValueDecoder.NeedsJSON() }
-        mutating func nestedContainer<N: CodingKey>(keyedBy keyType: N.Type, forKey key: Key) -> KeyedEncodingContainer<N> {
-            KeyedEncodingContainer(Refusing<N>())
-        }
-        mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer { RefusingUnkeyed() }
-        mutating func superEncoder() -> any Encoder { SingleValueCapture() }
-        mutating func superEncoder(forKey key: Key) -> any Encoder { SingleValueCapture() }
-    }
-
-    private struct RefusingUnkeyed: UnkeyedEncodingContainer {
-        var codingPath: [any CodingKey] { [] }
-        var count: Int { 0 }
-        mutating func encodeNil() throws { throw ColumnValueDecoder.NeedsJSON() }
-        mutating func encode<T: Encodable>(_ value: T) throws { throw ColumnValueDecoder.NeedsJSON() }
-        mutating func nestedContainer<N: CodingKey>(keyedBy keyType: N.Type) -> KeyedEncodingContainer<N> {
-            KeyedEncodingContainer(Refusing<N>())
-        }
-        mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer { RefusingUnkeyed() }
-        mutating func superEncoder() -> any Encoder { SingleValueCapture() }
     }
 }

@@ -1,76 +1,168 @@
 import Foundation
 
 extension FetchableRecord where Self: Decodable {
-    /// Decodes each property from the column of the same name.
+    /// Decodes each property from the column of the same name (or as
+    /// ``databaseColumnDecodingStrategy`` says), a scope, or prefetched rows.
     public init(row: Row) throws {
-        try self.init(from: RowDecoder(row: row))
+        try self.init(from: RowDecoder(row: row, recordType: Self.self))
     }
 }
 
-/// Decodes a record from a row: keys are column names.
+/// Decodes `Decodable` records from rows.
+///
+/// ```swift
+/// let player = try FetchableRecordDecoder().decode(Player.self, from: row)
+/// ```
+public final class FetchableRecordDecoder {
+    /// A decoder.
+    public init() {}
+
+    /// Decodes a record from a row, as `init(row:)` of `Decodable` records
+    /// does.
+    public func decode<T: FetchableRecord & Decodable>(_ type: T.Type, from row: Row) throws -> T {
+        try T(from: RowDecoder(row: row, recordType: T.self))
+    }
+}
+
+/// Decodes a record from a row: keys are column names, scopes and keys of
+/// prefetched rows.
 struct RowDecoder: Decoder {
     let row: Row
-    var codingPath: [any CodingKey] { [] }
-    var userInfo: [CodingUserInfoKey: Any] { [:] }
+    /// The record type whose strategies apply (the outermost record, for
+    /// nested values that are not records themselves).
+    let recordType: any FetchableRecord.Type
+    var codingPath: [any CodingKey] = []
+    var userInfo: [CodingUserInfoKey: Any] { recordType.databaseDecodingUserInfo }
+
+    init(row: Row, recordType: any FetchableRecord.Type, codingPath: [any CodingKey] = []) {
+        self.row = row
+        self.recordType = recordType
+        self.codingPath = codingPath
+    }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
         // A cursor's row reads its statement and decodes one record per
         // step: reuse the container and the column plan of the first.
-        if let cache = row.decodingCache {
-            return cache.container(keyedBy: Key.self)
+        if codingPath.isEmpty, let cache = row.decodingCache {
+            return cache.container(keyedBy: Key.self, recordType: recordType)
         }
-        return KeyedDecodingContainer(RowKeyedContainer<Key>(source: .row(row), plan: nil))
+        return KeyedDecodingContainer(RowKeyedContainer<Key>(source: .row(row), plan: nil, recordType: recordType, codingPath: codingPath))
     }
 
+    /// Only prefetched rows decode as an unkeyed container, and they are
+    /// reached through their key: this is a missing key.
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
-        throw DecodingError.typeMismatch([Any].self, .init(codingPath: [], debugDescription: "a row decodes as a keyed container"))
+        let keys = row.prefetchedRows.keys.sorted()
+        let context = DecodingError.Context(
+            codingPath: codingPath.dropLast(),
+            debugDescription: keys.isEmpty ? "No available prefetched rows" : "Available keys for prefetched rows: \(keys)")
+        guard let key = codingPath.last else {
+            throw DecodingError.typeMismatch([Any].self, context)
+        }
+        throw DecodingError.keyNotFound(key, context)
     }
 
+    /// A single value decodes from the column of the coding key. At the
+    /// top level (a record wrapping another, or the elements of prefetched
+    /// values), scalars decode from the first column and other values from
+    /// the whole row.
     func singleValueContainer() throws -> any SingleValueDecodingContainer {
-        throw DecodingError.typeMismatch(Any.self, .init(codingPath: [], debugDescription: "a row decodes as a keyed container"))
+        if let key = codingPath.last {
+            guard let index = row.index(forColumn: key.stringValue) else {
+                throw RowDecodingError.columnNotFound(key.stringValue, type: Any.self)
+            }
+            return ColumnValueDecoder.SingleColumnDecoder(dbValue: row.databaseValue(atIndex: index), column: row.columnNames[index])
+        }
+        return WholeRowContainer(decoder: self)
+    }
+
+    /// The single value container of a whole row.
+    private struct WholeRowContainer: SingleValueDecodingContainer {
+        let decoder: RowDecoder
+        var codingPath: [any CodingKey] { [] }
+
+        private var firstColumn: ColumnValueDecoder.SingleColumnDecoder {
+            get throws {
+                guard decoder.row.count > 0 else {
+                    throw DecodingError.valueNotFound(Any.self, .init(codingPath: [], debugDescription: "a row without columns has no single value"))
+                }
+                return ColumnValueDecoder.SingleColumnDecoder(dbValue: decoder.row.databaseValue(atIndex: 0), column: decoder.row.columnNames[0])
+            }
+        }
+
+        func decodeNil() -> Bool { (try? firstColumn.decodeNil()) ?? true }
+
+        func decode<T: Decodable>(_ type: T.Type) throws -> T {
+            if T.self is any DatabaseValueConvertible.Type { return try firstColumn.decode(T.self) }
+            if let record = T.self as? any FetchableRecord.Type, let value = try record.init(row: decoder.row) as? T { return value }
+            return try T(from: RowDecoder(row: decoder.row, recordType: decoder.recordType))
+        }
     }
 }
 
-/// Decodes a non-DatabaseValueConvertible value from one column: enums
-/// with raw values through a single value container, and other Codable
-/// values from JSON text.
-enum ColumnValueDecoder {
-    struct NeedsJSON: Error {}
+/// Decodes an array of records from prefetched rows.
+struct PrefetchedRowsDecoder: Decoder {
+    let rows: [Row]
+    let recordType: any FetchableRecord.Type
+    var codingPath: [any CodingKey]
+    var userInfo: [CodingUserInfoKey: Any] { recordType.databaseDecodingUserInfo }
 
-    static func decode<T: Decodable>(_ type: T.Type, from dbValue: DatabaseValue, column: String) throws -> T {
-        do {
-            return try T(from: SingleColumnDecoder(dbValue: dbValue, column: column))
-        } catch is NeedsJSON {
-            let data: Data
-            switch dbValue.storage {
-            case .string(let text): data = Data(text.utf8)
-            case .blob(let blob): data = blob
-            default: throw RowDecodingError.valueMismatch(T.self, dbValue: dbValue, column: column, sql: nil)
-            }
-            return try JSONDecoder().decode(T.self, from: data)
-        }
+    func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
+        throw DecodingError.typeMismatch(type, .init(codingPath: codingPath, debugDescription: "prefetched rows decode as an array or a set"))
     }
 
-    private struct SingleColumnDecoder: Decoder, SingleValueDecodingContainer {
-        let dbValue: DatabaseValue
-        let column: String
-        var codingPath: [any CodingKey] { [] }
-        var userInfo: [CodingUserInfoKey: Any] { [:] }
+    func unkeyedContainer() throws -> any UnkeyedDecodingContainer { Container(rows: rows, recordType: recordType, codingPath: codingPath) }
 
-        func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> { throw NeedsJSON() }
-        func unkeyedContainer() throws -> any UnkeyedDecodingContainer { throw NeedsJSON() }
-        func singleValueContainer() throws -> any SingleValueDecodingContainer { self }
+    func singleValueContainer() throws -> any SingleValueDecodingContainer {
+        throw DecodingError.typeMismatch(Any.self, .init(codingPath: codingPath, debugDescription: "prefetched rows decode as an array or a set"))
+    }
 
-        func decodeNil() -> Bool { dbValue.isNull }
+    private struct Container: UnkeyedDecodingContainer {
+        let rows: [Row]
+        let recordType: any FetchableRecord.Type
+        let codingPath: [any CodingKey]
+        var currentIndex = 0
+        var count: Int? { rows.count }
+        var isAtEnd: Bool { currentIndex >= rows.count }
 
-        func decode<T: Decodable>(_ type: T.Type) throws -> T {
-            if let convertible = T.self as? any DatabaseValueConvertible.Type {
-                func convert<C: DatabaseValueConvertible>(_: C.Type) throws -> Any {
-                    try C.decode(from: dbValue, column: column, sql: nil)
-                }
-                if let value = try convert(convertible) as? T { return value }
+        init(rows: [Row], recordType: any FetchableRecord.Type, codingPath: [any CodingKey]) {
+            self.rows = rows
+            self.recordType = recordType
+            self.codingPath = codingPath
+        }
+
+        mutating func decodeNil() throws -> Bool { false }
+
+        mutating func decode<T: Decodable>(_ type: T.Type) throws -> T {
+            guard !isAtEnd else {
+                throw DecodingError.valueNotFound(T.self, .init(codingPath: codingPath, debugDescription: "no more prefetched rows"))
             }
-            return try ColumnValueDecoder.decode(T.self, from: dbValue, column: column)
+            let row = rows[currentIndex]
+            currentIndex += 1
+            if let record = T.self as? any FetchableRecord.Type, let value = try record.init(row: row) as? T {
+                return value
+            }
+            return try T(from: RowDecoder(row: row, recordType: recordType, codingPath: codingPath))
+        }
+
+        mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws -> KeyedDecodingContainer<NestedKey> {
+            guard !isAtEnd else {
+                throw DecodingError.valueNotFound(type, .init(codingPath: codingPath, debugDescription: "no more prefetched rows"))
+            }
+            defer { currentIndex += 1 }
+            return try RowDecoder(row: rows[currentIndex], recordType: recordType, codingPath: codingPath).container(keyedBy: NestedKey.self)
+        }
+
+        mutating func nestedUnkeyedContainer() throws -> any UnkeyedDecodingContainer {
+            throw DecodingError.typeMismatch([Any].self, .init(codingPath: codingPath, debugDescription: "a prefetched row decodes as a keyed container"))
+        }
+
+        mutating func superDecoder() throws -> any Decoder {
+            guard !isAtEnd else {
+                throw DecodingError.valueNotFound(Any.self, .init(codingPath: codingPath, debugDescription: "no more prefetched rows"))
+            }
+            defer { currentIndex += 1 }
+            return RowDecoder(row: rows[currentIndex], recordType: recordType, codingPath: codingPath)
         }
     }
 }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// A type that can be built from a database row.
 ///
 /// ```swift
@@ -11,111 +13,170 @@
 ///
 /// `Decodable` types get `init(row:)` for free: each property reads the
 /// column of the same name; nested `Codable` values are read from JSON text.
+///
+/// ## Topics
+///
+/// ### Customizing the format of columns
+///
+/// - ``databaseDecodingUserInfo``
+/// - ``databaseJSONDecoder(for:)``
+/// - ``databaseDataDecodingStrategy(for:)``
+/// - ``databaseDateDecodingStrategy(for:)``
+/// - ``databaseColumnDecodingStrategy``
 public protocol FetchableRecord {
+    /// Decodes a record from a row.
     init(row: Row) throws
+
+    /// The `userInfo` of the decoder of `Decodable` records, and of the
+    /// JSON decoders of their nested values.
+    static var databaseDecodingUserInfo: [CodingUserInfoKey: Any] { get }
+
+    /// The JSON decoder of a column that stores a nested `Decodable` value.
+    static func databaseJSONDecoder(for column: String) -> JSONDecoder
+
+    /// How a `Data` property is read.
+    static func databaseDataDecodingStrategy(for column: String) -> DatabaseDataDecodingStrategy
+
+    /// How a `Date` property is read.
+    static func databaseDateDecodingStrategy(for column: String) -> DatabaseDateDecodingStrategy
+
+    /// How columns name coding keys.
+    static var databaseColumnDecodingStrategy: DatabaseColumnDecodingStrategy { get }
+}
+
+extension FetchableRecord {
+    /// Empty.
+    public static var databaseDecodingUserInfo: [CodingUserInfoKey: Any] { [:] }
+
+    /// Base64 data, dates as milliseconds since 1970, and an error for
+    /// NaN and infinity, with ``databaseDecodingUserInfo``.
+    public static func databaseJSONDecoder(for column: String) -> JSONDecoder {
+        let decoder = JSONDecoder.databaseDefault()
+        decoder.userInfo = databaseDecodingUserInfo
+        return decoder
+    }
+
+    /// `.deferredToData`.
+    public static func databaseDataDecodingStrategy(for column: String) -> DatabaseDataDecodingStrategy { .deferredToData }
+
+    /// `.deferredToDate`.
+    public static func databaseDateDecodingStrategy(for column: String) -> DatabaseDateDecodingStrategy { .deferredToDate }
+
+    /// `.useDefaultKeys`.
+    public static var databaseColumnDecodingStrategy: DatabaseColumnDecodingStrategy { .useDefaultKeys }
 }
 
 extension FetchableRecord {
     /// A cursor of records from SQL.
     public static func fetchCursor(
-        _ db: Database, sql: String, arguments: StatementArguments = StatementArguments()
+        _ db: Database, sql: String, arguments: StatementArguments = StatementArguments(), adapter: (any RowAdapter)? = nil
     ) throws -> RecordCursor<Self> {
-        try RecordCursor(statement: db.makeStatement(sql: sql), arguments: arguments)
+        try fetchCursor(db.makeStatement(sql: sql), arguments: arguments, adapter: adapter)
     }
 
+    /// All the records of a query.
     public static func fetchAll(
-        _ db: Database, sql: String, arguments: StatementArguments = StatementArguments()
+        _ db: Database, sql: String, arguments: StatementArguments = StatementArguments(), adapter: (any RowAdapter)? = nil
     ) throws -> [Self] {
-        try fetchAll(db.cachedStatementForFetch(sql: sql), arguments: arguments)
+        try fetchAll(db.cachedStatementForFetch(sql: sql), arguments: arguments, adapter: adapter)
     }
 
+    /// The first record of a query, or nil.
     public static func fetchOne(
-        _ db: Database, sql: String, arguments: StatementArguments = StatementArguments()
+        _ db: Database, sql: String, arguments: StatementArguments = StatementArguments(), adapter: (any RowAdapter)? = nil
     ) throws -> Self? {
-        try fetchOne(db.cachedStatementForFetch(sql: sql), arguments: arguments)
+        try fetchOne(db.cachedStatementForFetch(sql: sql), arguments: arguments, adapter: adapter)
     }
 
     /// A cursor of records from a prepared statement.
-    public static func fetchCursor(_ statement: Statement, arguments: StatementArguments? = nil) throws -> RecordCursor<Self> {
-        try RecordCursor(statement: statement, arguments: arguments)
+    public static func fetchCursor(_ statement: Statement, arguments: StatementArguments? = nil,
+                                   adapter: (any RowAdapter)? = nil) throws -> RecordCursor<Self> {
+        let layouted = try adapter?.layoutedAdapter(from: RowLayout(names: statement.columnNames))
+        return try RecordCursor(statement: statement, arguments: arguments, adapter: layouted)
     }
 
-    public static func fetchAll(_ statement: Statement, arguments: StatementArguments? = nil) throws -> [Self] {
-        try Array(fetchCursor(statement, arguments: arguments))
+    /// All the records of a prepared statement.
+    public static func fetchAll(_ statement: Statement, arguments: StatementArguments? = nil,
+                                adapter: (any RowAdapter)? = nil) throws -> [Self] {
+        try Array(fetchCursor(statement, arguments: arguments, adapter: adapter))
     }
 
-    public static func fetchOne(_ statement: Statement, arguments: StatementArguments? = nil) throws -> Self? {
-        try fetchCursor(statement, arguments: arguments).next()
+    /// The first record of a prepared statement, or nil.
+    public static func fetchOne(_ statement: Statement, arguments: StatementArguments? = nil,
+                                adapter: (any RowAdapter)? = nil) throws -> Self? {
+        try fetchCursor(statement, arguments: arguments, adapter: adapter).next()
+    }
+
+    /// A cursor of the records of a request. With prefetched associations,
+    /// the records are fetched first, then handed out.
+    public static func fetchCursor(_ db: Database, _ request: some FetchRequest) throws -> RecordCursor<Self> {
+        let prepared = try request.makePreparedRequest(db, forSingleResult: false)
+        if prepared.supplementaryFetch != nil {
+            return RecordCursor(records: try prepared.fetchAllRows(db).map(Self.init(row:)), statement: prepared.statement)
+        }
+        return try RecordCursor(statement: prepared.statement, arguments: nil, adapter: prepared.layoutedAdapter())
+    }
+
+    /// All the records of a request, with their prefetched associations.
+    public static func fetchAll(_ db: Database, _ request: some FetchRequest) throws -> [Self] {
+        let prepared = try request.makePreparedRequest(db, forSingleResult: false)
+        if prepared.supplementaryFetch != nil { return try prepared.fetchAllRows(db).map(Self.init(row:)) }
+        return try Array(RecordCursor(statement: prepared.statement, arguments: nil, adapter: prepared.layoutedAdapter()))
+    }
+
+    /// The first record of a request, or nil.
+    public static func fetchOne(_ db: Database, _ request: some FetchRequest) throws -> Self? {
+        let prepared = try request.makePreparedRequest(db, forSingleResult: true)
+        if prepared.supplementaryFetch != nil { return try prepared.fetchOneRow(db).map(Self.init(row:)) }
+        return try RecordCursor(statement: prepared.statement, arguments: nil, adapter: prepared.layoutedAdapter()).next()
     }
 }
 
 extension FetchableRecord where Self: Hashable {
+    /// The distinct records of a query.
     public static func fetchSet(
-        _ db: Database, sql: String, arguments: StatementArguments = StatementArguments()
+        _ db: Database, sql: String, arguments: StatementArguments = StatementArguments(), adapter: (any RowAdapter)? = nil
     ) throws -> Set<Self> {
-        try Set(fetchCursor(db, sql: sql, arguments: arguments))
-    }
-}
-
-extension FetchableRecord where Self: TableRecord {
-    /// All the records of the table.
-    public static func fetchAll(_ db: Database) throws -> [Self] { try all().fetchAll(db) }
-    /// The first record of the table.
-    public static func fetchOne(_ db: Database) throws -> Self? { try all().fetchOne(db) }
-    /// A cursor of the records of the table.
-    public static func fetchCursor(_ db: Database) throws -> RecordCursor<Self> { try all().fetchCursor(db) }
-
-    /// The record with this primary key, or nil.
-    public static func fetchOne(_ db: Database, key: some DatabaseValueConvertible) throws -> Self? {
-        try filter(key: key).fetchOne(db)
+        try Set(fetchCursor(db, sql: sql, arguments: arguments, adapter: adapter))
     }
 
-    /// The record with these column values, or nil.
-    public static func fetchOne(_ db: Database, key: [String: (any DatabaseValueConvertible)?]) throws -> Self? {
-        try filter(key: key).fetchOne(db)
+    /// The distinct records of a prepared statement.
+    public static func fetchSet(_ statement: Statement, arguments: StatementArguments? = nil,
+                                adapter: (any RowAdapter)? = nil) throws -> Set<Self> {
+        try Set(fetchCursor(statement, arguments: arguments, adapter: adapter))
     }
 
-    /// The records with these primary keys.
-    public static func fetchAll<Key: DatabaseValueConvertible>(_ db: Database, keys: some Collection<Key>) throws -> [Self] {
-        try filter(keys: keys).fetchAll(db)
-    }
-}
-
-extension FetchableRecord where Self: TableRecord & Identifiable, ID: DatabaseValueConvertible {
-    public static func fetchOne(_ db: Database, id: ID) throws -> Self? { try fetchOne(db, key: id) }
-    public static func fetchAll(_ db: Database, ids: some Collection<ID>) throws -> [Self] { try fetchAll(db, keys: ids) }
-}
-
-extension FetchRequest where RowDecoder: FetchableRecord {
-    public func fetchCursor(_ db: Database) throws -> RecordCursor<RowDecoder> {
-        try RowDecoder.fetchCursor(makePreparedRequest(db, forSingleResult: false).statement)
-    }
-    public func fetchAll(_ db: Database) throws -> [RowDecoder] {
-        try RowDecoder.fetchAll(makePreparedRequest(db, forSingleResult: false).statement)
-    }
-    public func fetchOne(_ db: Database) throws -> RowDecoder? {
-        try RowDecoder.fetchOne(makePreparedRequest(db, forSingleResult: true).statement)
-    }
-}
-
-extension FetchRequest where RowDecoder: FetchableRecord & Hashable {
-    public func fetchSet(_ db: Database) throws -> Set<RowDecoder> {
-        try Set(fetchCursor(db))
+    /// The distinct records of a request.
+    public static func fetchSet(_ db: Database, _ request: some FetchRequest) throws -> Set<Self> {
+        try Set(fetchAll(db, request))
     }
 }
 
 /// A cursor of records.
 public final class RecordCursor<Record: FetchableRecord>: DatabaseCursor {
-    public var statement: Statement { stepper.statement }
-    private let stepper: StatementStepper
-    private let row: Row
+    /// The statement the records come from.
+    public let statement: Statement
+    private let stepper: StatementStepper?
+    private let row: Row?
+    private var decoded: IndexingIterator<[Record]>?
 
-    init(statement: Statement, arguments: StatementArguments?) throws {
+    init(statement: Statement, arguments: StatementArguments?, adapter: LayoutedRowAdapter? = nil) throws {
+        self.statement = statement
         stepper = try StatementStepper(statement: statement, arguments: arguments)
-        row = Row(statement: statement)
+        let base = Row(statement: statement)
+        row = adapter.map { Row(base: base, adapter: $0) } ?? base
+    }
+
+    /// A cursor over records already decoded (with prefetched associations).
+    init(records: [Record], statement: Statement) {
+        self.statement = statement
+        stepper = nil
+        row = nil
+        decoded = records.makeIterator()
     }
 
     public func next() throws -> Record? {
+        guard let stepper, let row else { return decoded?.next() }
         guard try stepper.step() else { return nil }
         return try Record(row: row)
     }

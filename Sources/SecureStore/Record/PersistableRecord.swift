@@ -2,10 +2,20 @@
 public struct InsertionSuccess: Sendable {
     /// The rowid of the new row.
     public var rowID: Int64
-    /// The column of the rowid (the INTEGER PRIMARY KEY), if it has a name.
+    /// The INTEGER PRIMARY KEY column, if the table has one.
     public var rowIDColumn: String?
     /// The values that were inserted.
     public var persistenceContainer: PersistenceContainer
+}
+
+/// What an UPDATE or a save wrote.
+public struct PersistenceSuccess: Sendable {
+    /// The values of the record that was written.
+    public var persistenceContainer: PersistenceContainer
+
+    init(persistenceContainer: PersistenceContainer) { self.persistenceContainer = persistenceContainer }
+
+    init(_ inserted: InsertionSuccess) { persistenceContainer = inserted.persistenceContainer }
 }
 
 /// A record that can be inserted, updated and deleted, and that may change
@@ -21,90 +31,340 @@ public struct InsertionSuccess: Sendable {
 /// }
 /// var player = Player(id: nil, name: "Arthur")
 /// try player.insert(db)        // player.id is now set
+/// try player.updateChanges(db) { $0.name = "Barbara" }
 /// ```
+///
+/// Callbacks run around each change, as in GRDB: `willSave`,
+/// `aroundSave`, then `willInsert`/`aroundInsert`/`didInsert` (or the
+/// update or delete ones), then `didSave`. An `around` callback must call
+/// its action function and rethrow its errors.
+///
+/// ## Topics
+/// - Writing: ``insert(_:onConflict:)``, ``inserted(_:onConflict:)``,
+///   ``update(_:onConflict:)``, ``update(_:onConflict:columns:)-(_,_,Collection<String>)``,
+///   ``updateChanges(_:onConflict:modify:)``, ``save(_:onConflict:)``,
+///   ``delete(_:)``, ``exists(_:)``.
+/// - Callbacks: ``willInsert(_:)``, ``aroundInsert(_:insert:)``,
+///   ``didInsert(_:)``, ``willUpdate(_:columns:)``, ``willSave(_:)``,
+///   ``willDelete(_:)`` and the rest.
+/// - ``persistenceConflictPolicy``.
 public protocol MutablePersistableRecord: EncodableRecord, TableRecord {
-    /// Called after a successful insert.
+    /// How INSERT and UPDATE resolve conflicts; `.abort` by default.
+    static var persistenceConflictPolicy: PersistenceConflictPolicy { get }
+
+    /// Before an insert.
+    mutating func willInsert(_ db: Database) throws
+    /// Around an insert: call `insert`, and rethrow its errors.
+    func aroundInsert(_ db: Database, insert: () throws -> InsertionSuccess) throws
+    /// After a successful insert.
     mutating func didInsert(_ inserted: InsertionSuccess)
+    /// Before an update of these columns.
+    func willUpdate(_ db: Database, columns: Set<String>) throws
+    /// Around an update: call `update`, and rethrow its errors.
+    func aroundUpdate(_ db: Database, columns: Set<String>, update: () throws -> PersistenceSuccess) throws
+    /// After a successful update.
+    func didUpdate(_ updated: PersistenceSuccess)
+    /// Before an insert, update or save.
+    func willSave(_ db: Database) throws
+    /// Around an insert, update or save: call `save`, and rethrow its errors.
+    func aroundSave(_ db: Database, save: () throws -> PersistenceSuccess) throws
+    /// After a successful insert, update or save.
+    func didSave(_ saved: PersistenceSuccess)
+    /// Before a delete.
+    func willDelete(_ db: Database) throws
+    /// Around a delete: call `delete`, and rethrow its errors.
+    func aroundDelete(_ db: Database, delete: () throws -> Bool) throws
+    /// After a delete; `deleted` tells whether a row was deleted.
+    func didDelete(deleted: Bool)
 }
 
 extension MutablePersistableRecord {
-    public mutating func didInsert(_ inserted: InsertionSuccess) {}
+    /// `.abort` for inserts and updates.
+    public static var persistenceConflictPolicy: PersistenceConflictPolicy { PersistenceConflictPolicy() }
 
-    /// Inserts the record.
-    public mutating func insert(_ db: Database) throws {
-        didInsert(try performInsert(db))
+    /// Does nothing.
+    public mutating func willInsert(_ db: Database) throws {}
+    /// Calls `insert`.
+    public func aroundInsert(_ db: Database, insert: () throws -> InsertionSuccess) throws { _ = try insert() }
+    /// Does nothing.
+    public mutating func didInsert(_ inserted: InsertionSuccess) {}
+    /// Does nothing.
+    public func willUpdate(_ db: Database, columns: Set<String>) throws {}
+    /// Calls `update`.
+    public func aroundUpdate(_ db: Database, columns: Set<String>, update: () throws -> PersistenceSuccess) throws { _ = try update() }
+    /// Does nothing.
+    public func didUpdate(_ updated: PersistenceSuccess) {}
+    /// Does nothing.
+    public func willSave(_ db: Database) throws {}
+    /// Calls `save`.
+    public func aroundSave(_ db: Database, save: () throws -> PersistenceSuccess) throws { _ = try save() }
+    /// Does nothing.
+    public func didSave(_ saved: PersistenceSuccess) {}
+    /// Does nothing.
+    public func willDelete(_ db: Database) throws {}
+    /// Calls `delete`.
+    public func aroundDelete(_ db: Database, delete: () throws -> Bool) throws { _ = try delete() }
+    /// Does nothing.
+    public func didDelete(deleted: Bool) {}
+
+    /// The error of an `around` callback that did not call its action.
+    func callbackMisuse(_ name: String) -> DatabaseError {
+        DatabaseError(resultCode: .SQLITE_MISUSE,
+                      message: "Incorrect implementation of the `\(Self.self).\(name)` persistence callback: the action function was not called, or its error was not rethrown.")
     }
 
-    /// Runs the INSERT; the caller calls didInsert.
-    func performInsert(_ db: Database) throws -> InsertionSuccess {
-        let container = try persistenceContainer()
-        let insert = try db.cachedInsert(for: Self.self, table: { Self.databaseTableName }, columns: container.columns)
-        try insert.statement.execute(values: container.values)
-        let rowIDColumn = insert.rowIDColumn
-        return InsertionSuccess(rowID: db.lastInsertedRowID, rowIDColumn: rowIDColumn, persistenceContainer: container)
+    /// Runs `willSave`, `aroundSave` around `body`, then `didSave`.
+    func withSaveCallbacks(_ db: Database, _ body: () throws -> PersistenceSuccess) throws {
+        try willSave(db)
+        var saved: PersistenceSuccess?
+        try aroundSave(db) {
+            let success = try body()
+            saved = success
+            return success
+        }
+        guard let saved else { throw callbackMisuse("aroundSave") }
+        didSave(saved)
+    }
+
+    // MARK: Insert
+
+    /// Inserts the record.
+    public mutating func insert(_ db: Database, onConflict conflictResolution: Database.ConflictResolution? = nil) throws {
+        try insertWithSaveCallbacks(db, onConflict: conflictResolution)
+    }
+
+    /// The insert of both protocols: save callbacks around the insert ones.
+    mutating func insertWithSaveCallbacks(_ db: Database, onConflict conflictResolution: Database.ConflictResolution?) throws {
+        try willSave(db)
+        var saved: PersistenceSuccess?
+        try aroundSave(db) {
+            let inserted = try insertWithCallbacks(db, onConflict: conflictResolution)
+            saved = PersistenceSuccess(inserted)
+            return saved!
+        }
+        guard let saved else { throw callbackMisuse("aroundSave") }
+        didSave(saved)
     }
 
     /// A copy of the record, inserted.
-    public func inserted(_ db: Database) throws -> Self {
+    public func inserted(_ db: Database, onConflict conflictResolution: Database.ConflictResolution? = nil) throws -> Self {
         var record = self
-        try record.insert(db)
+        try record.insert(db, onConflict: conflictResolution)
         return record
     }
 
-    /// Updates every column of the row with the record's primary key.
-    /// Throws `PersistenceError.recordNotFound` when there is no such row.
-    public func update(_ db: Database) throws {
-        try performUpdate(db, onlyColumns: nil)
+    /// `willInsert`, `aroundInsert` around the INSERT, then `didInsert`.
+    mutating func insertWithCallbacks(_ db: Database, onConflict conflictResolution: Database.ConflictResolution?) throws -> InsertionSuccess {
+        try willInsert(db)
+        var inserted: InsertionSuccess?
+        try aroundInsert(db) {
+            let success = try performInsert(db, onConflict: conflictResolution)
+            inserted = success
+            return success
+        }
+        guard let inserted else { throw callbackMisuse("aroundInsert") }
+        didInsert(inserted)
+        return inserted
+    }
+
+    /// Runs the INSERT, through the connection's cached statement.
+    func performInsert(_ db: Database, onConflict conflictResolution: Database.ConflictResolution? = nil) throws -> InsertionSuccess {
+        var container = try persistenceContainer()
+        let resolution = conflictResolution ?? Self.persistenceConflictPolicy.conflictResolutionForInsert
+        let insert = try db.cachedInsert(for: Self.self, table: { Self.databaseTableName }, columns: container.columns,
+                                         conflictResolution: resolution)
+        try insert.statement.execute(values: container.values)
+        let rowID = db.lastInsertedRowID
+        // The inserted values include the rowid the table chose.
+        if let column = insert.rowIDColumn { container[column] = rowID }
+        return InsertionSuccess(rowID: rowID, rowIDColumn: insert.rowIDColumn, persistenceContainer: container)
+    }
+
+    // MARK: Update
+
+    /// Updates every column of the row with the record's primary key, but
+    /// the key itself. Throws ``RecordError/recordNotFound(databaseTableName:key:)``
+    /// when there is no such row.
+    public func update(_ db: Database, onConflict conflictResolution: Database.ConflictResolution? = nil) throws {
+        let columns = try db.columns(in: Self.databaseTableName).map(\.name)
+        try update(db, onConflict: conflictResolution, columns: columns)
     }
 
     /// Updates some columns only.
-    public func update(_ db: Database, columns: some Collection<String>) throws {
-        try performUpdate(db, onlyColumns: Set(columns.map { $0.lowercased() }))
+    public func update(_ db: Database, onConflict conflictResolution: Database.ConflictResolution? = nil,
+                       columns: some Collection<String>) throws {
+        try withSaveCallbacks(db) { try updateWithCallbacks(db, onConflict: conflictResolution, columns: Set(columns)) }
     }
 
-    private func performUpdate(_ db: Database, onlyColumns columns: Set<String>?) throws {
+    /// Updates some columns only.
+    public func update(_ db: Database, onConflict conflictResolution: Database.ConflictResolution? = nil,
+                       columns: some Collection<some ColumnExpression>) throws {
+        try update(db, onConflict: conflictResolution, columns: columns.map(\.name))
+    }
+
+    /// `willUpdate`, `aroundUpdate` around the UPDATE, then `didUpdate`.
+    func updateWithCallbacks(_ db: Database, onConflict conflictResolution: Database.ConflictResolution?,
+                             columns: Set<String>) throws -> PersistenceSuccess {
+        try willUpdate(db, columns: columns)
+        var updated: PersistenceSuccess?
+        try aroundUpdate(db, columns: columns) {
+            let success = try performUpdate(db, onConflict: conflictResolution, columns: columns)
+            updated = success
+            return success
+        }
+        guard let updated else { throw callbackMisuse("aroundUpdate") }
+        didUpdate(updated)
+        return updated
+    }
+
+    /// Runs the UPDATE of the given columns (names compared ignoring case).
+    func performUpdate(_ db: Database, onConflict conflictResolution: Database.ConflictResolution?,
+                       columns: Set<String>) throws -> PersistenceSuccess {
         let container = try persistenceContainer()
-        let (condition, keyValues) = try keyCondition(db, container)
-        let primaryKey = Set(try db.primaryKey(Self.databaseTableName).columns.map { $0.lowercased() })
-        var updated = container.columns.filter { columns?.contains($0.lowercased()) ?? !primaryKey.contains($0.lowercased()) }
+        let key = try primaryKeyValues(db, container)
+        let wanted = Set(columns.map { $0.lowercased() })
+        let keyColumns = Set(key.map { $0.column.lowercased() })
+        var updated = container.columns.filter { wanted.contains($0.lowercased()) && !keyColumns.contains($0.lowercased()) }
         // A record made only of its primary key still updates (a no-op
         // that tells whether the row exists).
-        if updated.isEmpty { updated = container.columns.filter { primaryKey.contains($0.lowercased()) } }
-        guard !updated.isEmpty else { return }
-        let assignments = updated.map { "\($0.quotedDatabaseIdentifier)=?" }.joined(separator: ", ")
-        let values = updated.compactMap(container.databaseValue) + keyValues
-        let sql = "UPDATE \(Self.databaseTableName.quotedDatabaseIdentifier) SET \(assignments) WHERE \(condition)"
-        try db.cachedStatement(sql: sql).execute(arguments: StatementArguments(values))
-        if db.changesCount == 0 { throw PersistenceError.recordNotFound(table: Self.databaseTableName) }
+        if updated.isEmpty { updated = key.map(\.column) }
+        let resolution = conflictResolution ?? Self.persistenceConflictPolicy.conflictResolutionForUpdate
+        let sql = "UPDATE \(PersistenceConflictPolicy.sql(resolution))\(Self.databaseTableName.quotedDatabaseIdentifier) SET "
+            + updated.map { "\($0.quotedDatabaseIdentifier)=?" }.joined(separator: ", ")
+            + " WHERE " + key.map { "\($0.column.quotedDatabaseIdentifier)=?" }.joined(separator: " AND ")
+        let values = updated.compactMap(container.databaseValue) + key.map(\.value)
+        try db.cachedStatement(sql: sql).execute(arguments: StatementArguments(values: values))
+        if db.changesCount == 0 { throw recordNotFound(key) }
+        return PersistenceSuccess(persistenceContainer: container)
     }
 
-    /// Inserts the record, or updates it when its primary key is taken.
-    public mutating func save(_ db: Database) throws {
-        if try existsForSave(db) {
-            try update(db)
-        } else {
-            try insert(db)
+    /// Updates the columns whose values differ from `record`'s; returns
+    /// whether there was any.
+    @discardableResult
+    public func updateChanges(_ db: Database, onConflict conflictResolution: Database.ConflictResolution? = nil,
+                              from record: some MutablePersistableRecord) throws -> Bool {
+        try updateChanges(db, onConflict: conflictResolution, from: record.persistenceContainer())
+    }
+
+    /// Changes the record with `modify`, and updates the columns that
+    /// changed; returns whether there was any.
+    ///
+    /// ```swift
+    /// try player.updateChanges(db) { $0.score = 1000 }
+    /// ```
+    @discardableResult
+    public mutating func updateChanges(_ db: Database, onConflict conflictResolution: Database.ConflictResolution? = nil,
+                                       modify: (inout Self) throws -> Void) throws -> Bool {
+        let before = try persistenceContainer()
+        try modify(&self)
+        return try updateChanges(db, onConflict: conflictResolution, from: before)
+    }
+
+    private func updateChanges(_ db: Database, onConflict conflictResolution: Database.ConflictResolution?,
+                               from old: PersistenceContainer) throws -> Bool {
+        let changed = try databaseChanges(from: old).keys
+        if changed.isEmpty { return false }
+        try update(db, onConflict: conflictResolution, columns: changed)
+        return true
+    }
+
+    /// True if the record has the same database values as `other`.
+    public func databaseEquals(_ other: Self) -> Bool {
+        (try? databaseChanges(from: other.persistenceContainer()).isEmpty) ?? false
+    }
+
+    /// The columns whose values differ from `other`'s, with `other`'s values.
+    public func databaseChanges<Record: EncodableRecord>(from other: Record) throws -> [String: DatabaseValue] {
+        try databaseChanges(from: other.persistenceContainer())
+    }
+
+    func databaseChanges(from old: PersistenceContainer) throws -> [String: DatabaseValue] {
+        let new = try persistenceContainer()
+        var changes: [String: DatabaseValue] = [:]
+        for (column, value) in zip(new.columns, new.values) {
+            let oldValue = old.databaseValue(column)
+            if oldValue != value || !Self.isSameStorage(oldValue, value) { changes[column] = oldValue ?? .null }
+        }
+        return changes
+    }
+
+    /// Integers and reals compare equal by value; a change of storage
+    /// class (1 to 1.0) is still a change.
+    private static func isSameStorage(_ lhs: DatabaseValue?, _ rhs: DatabaseValue) -> Bool {
+        guard let lhs else { return false }
+        switch (lhs.storage, rhs.storage) {
+        case (.int64, .double), (.double, .int64): return false
+        default: return true
         }
     }
 
-    func existsForSave(_ db: Database) throws -> Bool {
-        try keyIsSet(db) && exists(db)
+    // MARK: Save, delete, exists
+
+    /// Inserts the record, or updates it when its primary key is taken.
+    public mutating func save(_ db: Database, onConflict conflictResolution: Database.ConflictResolution? = nil) throws {
+        try saveWithCallbacks(db, onConflict: conflictResolution)
+    }
+
+    /// The save of both protocols.
+    mutating func saveWithCallbacks(_ db: Database, onConflict conflictResolution: Database.ConflictResolution?) throws {
+        try willSave(db)
+        var saved: PersistenceSuccess?
+        try aroundSave(db) {
+            saved = try updateOrInsertWithCallbacks(db, onConflict: conflictResolution)
+            return saved!
+        }
+        guard let saved else { throw callbackMisuse("aroundSave") }
+        didSave(saved)
+    }
+
+    /// A copy of the record, saved.
+    public func saved(_ db: Database, onConflict conflictResolution: Database.ConflictResolution? = nil) throws -> Self {
+        var record = self
+        try record.save(db, onConflict: conflictResolution)
+        return record
+    }
+
+    /// Updates when the key is set and the row exists, inserts otherwise.
+    mutating func updateOrInsertWithCallbacks(_ db: Database, onConflict conflictResolution: Database.ConflictResolution?) throws -> PersistenceSuccess {
+        if try keyIsSet(db) {
+            do {
+                let columns = try db.columns(in: Self.databaseTableName).map(\.name)
+                return try updateWithCallbacks(db, onConflict: conflictResolution, columns: Set(columns))
+            } catch RecordError.recordNotFound {
+                // Not there: insert below.
+            }
+        }
+        return PersistenceSuccess(try insertWithCallbacks(db, onConflict: conflictResolution))
     }
 
     /// Deletes the row with the record's primary key; returns whether there was one.
     @discardableResult
     public func delete(_ db: Database) throws -> Bool {
-        let (condition, values) = try keyCondition(db, persistenceContainer())
-        try db.execute(sql: "DELETE FROM \(Self.databaseTableName.quotedDatabaseIdentifier) WHERE \(condition)",
-                       arguments: StatementArguments(values))
-        return db.changesCount > 0
+        try willDelete(db)
+        var deleted: Bool?
+        try aroundDelete(db) {
+            guard let key = try? primaryKeyValues(db, persistenceContainer()) else {
+                // A record without a primary key value has no row.
+                deleted = false
+                return false
+            }
+            let sql = "DELETE FROM \(Self.databaseTableName.quotedDatabaseIdentifier) WHERE "
+                + key.map { "\($0.column.quotedDatabaseIdentifier)=?" }.joined(separator: " AND ")
+            try db.cachedStatement(sql: sql).execute(arguments: StatementArguments(values: key.map(\.value)))
+            deleted = db.changesCount > 0
+            return deleted!
+        }
+        guard let deleted else { throw callbackMisuse("aroundDelete") }
+        didDelete(deleted: deleted)
+        return deleted
     }
 
     /// True if a row has the record's primary key.
     public func exists(_ db: Database) throws -> Bool {
-        let (condition, values) = try keyCondition(db, persistenceContainer())
-        return try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM \(Self.databaseTableName.quotedDatabaseIdentifier) WHERE \(condition))",
-                                 arguments: StatementArguments(values)) ?? false
+        guard let key = try? primaryKeyValues(db, persistenceContainer()) else { return false }
+        let sql = "SELECT EXISTS (SELECT 1 FROM \(Self.databaseTableName.quotedDatabaseIdentifier) WHERE "
+            + key.map { "\($0.column.quotedDatabaseIdentifier)=?" }.joined(separator: " AND ") + ")"
+        return try Bool.fetchOne(db.cachedStatement(sql: sql), arguments: StatementArguments(values: key.map(\.value))) ?? false
     }
 
     private func keyIsSet(_ db: Database) throws -> Bool {
@@ -112,55 +372,45 @@ extension MutablePersistableRecord {
         return try db.primaryKey(Self.databaseTableName).columns.allSatisfy { !(container.databaseValue($0)?.isNull ?? true) }
     }
 
-    /// `"id"=?` (AND ...) with the key's values from the record.
-    private func keyCondition(_ db: Database, _ container: PersistenceContainer) throws -> (String, [DatabaseValue]) {
-        let columns = try db.primaryKey(Self.databaseTableName).columns
-        var values: [DatabaseValue] = []
-        for column in columns {
-            guard let value = container.databaseValue(column), !value.isNull else {
-                throw PersistenceError.missingPrimaryKey(table: Self.databaseTableName, column: column)
-            }
-            values.append(value)
-        }
-        return (columns.map { "\($0.quotedDatabaseIdentifier)=?" }.joined(separator: " AND "), values)
+    /// The primary key columns and the record's values for them.
+    /// Throws ``RecordError/recordNotFound(databaseTableName:key:)``, with
+    /// every key column, when one of them is NULL.
+    private func primaryKeyValues(_ db: Database, _ container: PersistenceContainer) throws -> [(column: String, value: DatabaseValue)] {
+        let key = try db.primaryKey(Self.databaseTableName).columns.map { ($0, container.databaseValue($0) ?? .null) }
+        if key.contains(where: { $0.1.isNull }) { throw recordNotFound(key) }
+        return key
+    }
+
+    private func recordNotFound(_ key: [(column: String, value: DatabaseValue)]) -> RecordError {
+        .recordNotFound(databaseTableName: Self.databaseTableName,
+                        key: Dictionary(key.map { ($0.column, $0.value) }, uniquingKeysWith: { first, _ in first }))
     }
 }
 
 /// A record that does not change when inserted (no auto-incremented id, or
 /// a class that updates itself).
 public protocol PersistableRecord: MutablePersistableRecord {
+    /// Before an insert.
+    func willInsert(_ db: Database) throws
+    /// After a successful insert.
     func didInsert(_ inserted: InsertionSuccess)
 }
 
 extension PersistableRecord {
+    /// Does nothing.
+    public func willInsert(_ db: Database) throws {}
+    /// Does nothing.
     public func didInsert(_ inserted: InsertionSuccess) {}
 
     /// Inserts the record.
-    public func insert(_ db: Database) throws {
-        didInsert(try performInsert(db))
+    public func insert(_ db: Database, onConflict conflictResolution: Database.ConflictResolution? = nil) throws {
+        var record = self
+        try record.insertWithSaveCallbacks(db, onConflict: conflictResolution)
     }
 
     /// Inserts the record, or updates it when its primary key is taken.
-    public func save(_ db: Database) throws {
-        if try existsForSave(db) {
-            try update(db)
-        } else {
-            try insert(db)
-        }
-    }
-}
-
-/// Errors of record persistence.
-public enum PersistenceError: Error, CustomStringConvertible, Equatable, Sendable {
-    /// `update` found no row with the record's primary key.
-    case recordNotFound(table: String)
-    /// The record has no value for a primary key column.
-    case missingPrimaryKey(table: String, column: String)
-
-    public var description: String {
-        switch self {
-        case .recordNotFound(let table): return "Record not found in table \(table)"
-        case let .missingPrimaryKey(table, column): return "the record has no value for \(table).\(column), its primary key"
-        }
+    public func save(_ db: Database, onConflict conflictResolution: Database.ConflictResolution? = nil) throws {
+        var record = self
+        try record.saveWithCallbacks(db, onConflict: conflictResolution)
     }
 }

@@ -22,13 +22,43 @@ final class RecordEncoder: Encoder, @unchecked Sendable {
         @exclusivity(unchecked) private var previousColumns: [String] = []
         /// True while this record's columns repeat the previous record's.
         @exclusivity(unchecked) private var followsPrevious = true
+        /// The type of the record being encoded, for its strategies.
+        @exclusivity(unchecked) private(set) var recordType: any EncodableRecord.Type = NoRecord.self
+        /// Its column strategy, nil for `.useDefaultKeys`.
+        @exclusivity(unchecked) private var columnStrategy: DatabaseColumnEncodingStrategy?
 
         /// Empties the container, keeping its storage when the previous
         /// record's container is gone (the insert that used it is over):
         /// no allocation per record then.
-        func start() {
+        func start(_ recordType: any EncodableRecord.Type) {
             container.removeAllKeepingCapacity(8)
             followsPrevious = true
+            self.recordType = recordType
+            let strategy = recordType.databaseColumnEncodingStrategy
+            columnStrategy = strategy.isDefault ? nil : strategy
+        }
+
+        /// The column of a coding key.
+        @inline(__always)
+        func column(forKey key: some CodingKey) -> String {
+            guard let columnStrategy else { return key.stringValue }
+            return columnStrategy.column(forKey: key)
+        }
+
+        /// Sets the value of a property: dates, data and UUIDs with the
+        /// record's strategies, nested values as single values or JSON.
+        func set<T: Encodable>(encoding value: T, forKey key: some CodingKey) throws {
+            let column = column(forKey: key)
+            let dbValue: DatabaseValue
+            if let convertible = value as? any DatabaseValueConvertible {
+                dbValue = try recordType.databaseValue(of: convertible, column: column)
+            } else {
+                let recordType = self.recordType
+                dbValue = try ColumnValueEncoder.encodedDatabaseValue(
+                    of: value, codingPath: [key], userInfo: recordType.databaseEncodingUserInfo
+                ) { recordType.databaseJSONEncoder(for: key.stringValue) }
+            }
+            set(dbValue, forColumn: column)
         }
 
         /// The record's container. It shares its storage with this box
@@ -58,7 +88,7 @@ final class RecordEncoder: Encoder, @unchecked Sendable {
 
     let box = Box()
     var codingPath: [any CodingKey] { [] }
-    var userInfo: [CodingUserInfoKey: Any] { [:] }
+    var userInfo: [CodingUserInfoKey: Any] { box.recordType.databaseEncodingUserInfo }
 
     /// The `CodingKey` type the cached container was made for.
     private var keyType: ObjectIdentifier?
@@ -69,10 +99,10 @@ final class RecordEncoder: Encoder, @unchecked Sendable {
     private static let poolLimit = 8
 
     /// The columns and values of `record`.
-    static func persistenceContainer(of record: some Encodable) throws -> PersistenceContainer {
+    static func persistenceContainer<Record: EncodableRecord & Encodable>(of record: Record) throws -> PersistenceContainer {
         let encoder = pool.withLock { $0.popLast() } ?? RecordEncoder()
         defer { pool.withLock { if $0.count < poolLimit { $0.append(encoder) } } }
-        encoder.box.start()
+        encoder.box.start(Record.self)
         do {
             try record.encode(to: encoder)
         } catch {
@@ -104,8 +134,30 @@ final class RecordEncoder: Encoder, @unchecked Sendable {
         preconditionFailure("a record encodes into a keyed container (one key per column)")
     }
 
-    func singleValueContainer() -> any SingleValueEncodingContainer {
-        preconditionFailure("a record encodes into a keyed container (one key per column)")
+    /// A record that encodes itself as a single value (a wrapper around
+    /// another record) writes that value's columns.
+    func singleValueContainer() -> any SingleValueEncodingContainer { WholeRecordContainer(encoder: self) }
+
+    private struct WholeRecordContainer: SingleValueEncodingContainer {
+        let encoder: RecordEncoder
+        var codingPath: [any CodingKey] { [] }
+
+        func encodeNil() throws { unsupported() }
+
+        func encode<T: Encodable>(_ value: T) throws {
+            if T.self is any DatabaseValueConvertible.Type { unsupported() }
+            if let record = value as? any EncodableRecord {
+                var container = PersistenceContainer()
+                try record.encode(to: &container)
+                for (column, value) in container.pairs { encoder.box.set(value, forColumn: column) }
+            } else {
+                try value.encode(to: encoder)
+            }
+        }
+
+        private func unsupported() -> Never {
+            preconditionFailure("Can't encode a single value in a database row: encode a record, or a keyed container")
+        }
     }
 }
 
@@ -114,26 +166,26 @@ struct RecordKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
     var codingPath: [any CodingKey] { [] }
 
     mutating func encodeNil(forKey key: Key) throws {
-        box.set(.null, forColumn: key.stringValue)
+        box.set(.null, forColumn: box.column(forKey: key))
     }
 
     mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
-        box.set(try ColumnValueEncoder.databaseValue(of: value), forColumn: key.stringValue)
+        try box.set(encoding: value, forKey: key)
     }
 
     // The common types skip the dynamic cast of the generic method.
-    mutating func encode(_ value: Bool, forKey key: Key) throws { box.set(value.databaseValue, forColumn: key.stringValue) }
-    mutating func encode(_ value: String, forKey key: Key) throws { box.set(value.databaseValue, forColumn: key.stringValue) }
-    mutating func encode(_ value: Double, forKey key: Key) throws { box.set(value.databaseValue, forColumn: key.stringValue) }
-    mutating func encode(_ value: Float, forKey key: Key) throws { box.set(value.databaseValue, forColumn: key.stringValue) }
-    mutating func encode(_ value: Int, forKey key: Key) throws { box.set(value.databaseValue, forColumn: key.stringValue) }
-    mutating func encode(_ value: Int8, forKey key: Key) throws { box.set(value.databaseValue, forColumn: key.stringValue) }
-    mutating func encode(_ value: Int16, forKey key: Key) throws { box.set(value.databaseValue, forColumn: key.stringValue) }
-    mutating func encode(_ value: Int32, forKey key: Key) throws { box.set(value.databaseValue, forColumn: key.stringValue) }
-    mutating func encode(_ value: Int64, forKey key: Key) throws { box.set(value.databaseValue, forColumn: key.stringValue) }
-    mutating func encode(_ value: UInt8, forKey key: Key) throws { box.set(value.databaseValue, forColumn: key.stringValue) }
-    mutating func encode(_ value: UInt16, forKey key: Key) throws { box.set(value.databaseValue, forColumn: key.stringValue) }
-    mutating func encode(_ value: UInt32, forKey key: Key) throws { box.set(value.databaseValue, forColumn: key.stringValue) }
+    mutating func encode(_ value: Bool, forKey key: Key) throws { box.set(value.databaseValue, forColumn: box.column(forKey: key)) }
+    mutating func encode(_ value: String, forKey key: Key) throws { box.set(value.databaseValue, forColumn: box.column(forKey: key)) }
+    mutating func encode(_ value: Double, forKey key: Key) throws { box.set(value.databaseValue, forColumn: box.column(forKey: key)) }
+    mutating func encode(_ value: Float, forKey key: Key) throws { box.set(value.databaseValue, forColumn: box.column(forKey: key)) }
+    mutating func encode(_ value: Int, forKey key: Key) throws { box.set(value.databaseValue, forColumn: box.column(forKey: key)) }
+    mutating func encode(_ value: Int8, forKey key: Key) throws { box.set(value.databaseValue, forColumn: box.column(forKey: key)) }
+    mutating func encode(_ value: Int16, forKey key: Key) throws { box.set(value.databaseValue, forColumn: box.column(forKey: key)) }
+    mutating func encode(_ value: Int32, forKey key: Key) throws { box.set(value.databaseValue, forColumn: box.column(forKey: key)) }
+    mutating func encode(_ value: Int64, forKey key: Key) throws { box.set(value.databaseValue, forColumn: box.column(forKey: key)) }
+    mutating func encode(_ value: UInt8, forKey key: Key) throws { box.set(value.databaseValue, forColumn: box.column(forKey: key)) }
+    mutating func encode(_ value: UInt16, forKey key: Key) throws { box.set(value.databaseValue, forColumn: box.column(forKey: key)) }
+    mutating func encode(_ value: UInt32, forKey key: Key) throws { box.set(value.databaseValue, forColumn: box.column(forKey: key)) }
 
     // Optional properties are written as NULL rather than skipped, so that
     // an update clears them.
@@ -156,18 +208,22 @@ struct RecordKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
     mutating func encodeIfPresent(_ value: UInt64?, forKey key: Key) throws { try encodeOptional(value, key) }
 
     private mutating func encodeOptional<T: DatabaseValueConvertible>(_ value: T?, _ key: Key) throws {
-        box.set(value?.databaseValue ?? .null, forColumn: key.stringValue)
+        box.set(value?.databaseValue ?? .null, forColumn: box.column(forKey: key))
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key) -> KeyedEncodingContainer<NestedKey> {
-        preconditionFailure("nested containers are stored as JSON: encode a Codable value for \(key.stringValue)")
+        preconditionFailure("nested containers are stored as JSON: encode a Codable value for \(box.column(forKey: key))")
     }
 
     mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
-        preconditionFailure("nested containers are stored as JSON: encode a Codable value for \(key.stringValue)")
+        preconditionFailure("nested containers are stored as JSON: encode a Codable value for \(box.column(forKey: key))")
     }
 
     mutating func superEncoder() -> any Encoder { preconditionFailure("superEncoder is not supported by records") }
     mutating func superEncoder(forKey key: Key) -> any Encoder { preconditionFailure("superEncoder is not supported by records") }
 }
 
+/// The record type of an encoder's box before its first record.
+private struct NoRecord: EncodableRecord {
+    func encode(to container: inout PersistenceContainer) throws {}
+}

@@ -11,6 +11,8 @@ final class RowDecodingCache {
     private let statement: Statement
     /// The `CodingKey` type the cached container was made for.
     private var keyType: ObjectIdentifier?
+    /// The record type it was made for.
+    private var recordType: ObjectIdentifier?
     /// A `ContainerBox<KeyedDecodingContainer<Key>>` for `keyType`.
     private var box: AnyObject?
     private var plan: ColumnPlan?
@@ -20,22 +22,23 @@ final class RowDecodingCache {
     }
 
     /// The container for this record, made for the first record and reused.
-    func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedDecodingContainer<Key> {
-        if keyType == ObjectIdentifier(Key.self), let box, let plan {
+    func container<Key: CodingKey>(keyedBy type: Key.Type, recordType: any FetchableRecord.Type) -> KeyedDecodingContainer<Key> {
+        if keyType == ObjectIdentifier(Key.self), self.recordType == ObjectIdentifier(recordType), let box, let plan {
             plan.rewind()
             // Safe: `box` was made below for this same Key type.
             return unsafeDowncast(box, to: ContainerBox<KeyedDecodingContainer<Key>>.self).value()
         }
-        return makeContainer(keyedBy: type)
+        return makeContainer(keyedBy: type, recordType: recordType)
     }
 
     // Kept apart so that the reuse path above does not pay for the
     // metadata of `KeyedDecodingContainer<Key>`, which this one needs.
     @inline(never)
-    private func makeContainer<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedDecodingContainer<Key> {
+    private func makeContainer<Key: CodingKey>(keyedBy type: Key.Type, recordType: any FetchableRecord.Type) -> KeyedDecodingContainer<Key> {
         let plan = ColumnPlan()
-        let container = KeyedDecodingContainer(RowKeyedContainer<Key>(source: .statement(statement), plan: plan))
+        let container = KeyedDecodingContainer(RowKeyedContainer<Key>(source: .statement(statement), plan: plan, recordType: recordType))
         self.keyType = ObjectIdentifier(Key.self)
+        self.recordType = ObjectIdentifier(recordType)
         self.box = ContainerBox(container)
         self.plan = plan
         return container
@@ -57,9 +60,15 @@ final class ColumnPlan {
     /// The column index, or -1 when the row has no such column.
     @exclusivity(unchecked) private var indexes: [Int] = []
     @exclusivity(unchecked) private var position = 0
+    /// The key of this record decoded from the whole row (see
+    /// `RowKeyedContainer.decodeFromWholeRow`).
+    @exclusivity(unchecked) var decodedRootKey: String?
 
     /// Starts a new record.
-    func rewind() { position = 0 }
+    func rewind() {
+        position = 0
+        decodedRootKey = nil
+    }
 
     enum Answer {
         case column(Int)

@@ -1,4 +1,8 @@
-/// The keyed container of ``RowDecoder``: each key names a column.
+import Foundation
+
+/// The keyed container of ``RowDecoder``: each key names a column, a scope
+/// (a joined association) or prefetched rows (a to-many association), in
+/// this order, as in GRDB.
 ///
 /// A row that reads a live statement (a cursor's row) is read straight from
 /// the statement, and its columns are found through a ``ColumnPlan``; a
@@ -19,35 +23,107 @@ struct RowKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         /// The statement handle of `.statement` sources, kept apart so that
         /// reading a column does not retain the statement.
         let handle: SQLiteStatement?
+        /// The key decoded from the whole row, for sources without a plan.
+        var decodedRootKey: String?
+        /// The record type being decoded, for its strategies.
+        let recordType: any FetchableRecord.Type
+        /// The column of each key, when the record's column strategy is not
+        /// `.useDefaultKeys`.
+        let columnForKey: [String: String]?
 
-        init(source: Source, plan: ColumnPlan?) {
+        init(source: Source, plan: ColumnPlan?, recordType: any FetchableRecord.Type) {
             self.source = source
             self.plan = plan
+            self.recordType = recordType
             if case .statement(let statement) = source { handle = statement.sqliteStatement } else { handle = nil }
+            let strategy = recordType.databaseColumnDecodingStrategy
+            if strategy.isDefault {
+                columnForKey = nil
+            } else {
+                let columns: [String]
+                switch source {
+                case .statement(let statement): columns = statement.columnNames
+                case .row(let row): columns = row.columnNames
+                }
+                var map: [String: String] = [:]
+                for column in columns where map[strategy.keyName(forColumn: column)] == nil {
+                    map[strategy.keyName(forColumn: column)] = column
+                }
+                columnForKey = map
+            }
         }
     }
 
     private let reader: Reader
     private var source: Source { reader.source }
+    let codingPath: [any CodingKey]
 
-    init(source: Source, plan: ColumnPlan?) {
-        reader = Reader(source: source, plan: plan)
+    init(source: Source, plan: ColumnPlan?, recordType: any FetchableRecord.Type, codingPath: [any CodingKey] = []) {
+        reader = Reader(source: source, plan: plan, recordType: recordType)
+        self.codingPath = codingPath
     }
 
-    var codingPath: [any CodingKey] { [] }
-
     var allKeys: [Key] {
-        switch source {
-        case .statement(let statement): return statement.columnNames.compactMap(Key.init(stringValue:))
-        case .row(let row): return row.columnNames.compactMap(Key.init(stringValue:))
+        var names: [String]
+        if let columnForKey = reader.columnForKey {
+            names = Array(columnForKey.keys)
+        } else {
+            switch source {
+            case .statement(let statement): names = statement.columnNames
+            case .row(let row): names = row.columnNames
+            }
+        }
+        if case .row(let row) = source {
+            names += row.scopesTree.names
+            names += row.prefetchedRows.keys
+        }
+        return Set(names).compactMap(Key.init(stringValue:))
+    }
+
+    func contains(_ key: Key) -> Bool {
+        columnIndex(key.stringValue) != nil || associated(key.stringValue) != nil
+    }
+
+    func decodeNil(forKey key: Key) throws -> Bool {
+        let name = key.stringValue
+        if let index = columnIndex(name) { return databaseValue(atIndex: index).isNull }
+        switch associated(name) {
+        case .scope(let scoped): return !scoped.containsNonNullValue
+        case .prefetched: return false
+        case nil: return true
         }
     }
 
-    func contains(_ key: Key) -> Bool { columnIndex(key.stringValue) != nil }
+    // MARK: Associations
 
-    func decodeNil(forKey key: Key) throws -> Bool {
-        guard let index = columnIndex(key.stringValue) else { return true }
-        return databaseValue(atIndex: index).isNull
+    private enum Associated {
+        case scope(Row)
+        case prefetched([Row])
+    }
+
+    /// The scope or the prefetched rows of a key. Only copied rows have
+    /// them: a statement's row has columns only.
+    private func associated(_ name: String) -> Associated? {
+        guard case .row(let row) = source else { return nil }
+        if let scoped = row.scopesTree[name] { return .scope(scoped) }
+        if let rows = row.prefetchedRows[name] { return .prefetched(rows) }
+        return nil
+    }
+
+    /// Decodes a value from a scope or from prefetched rows; nil when the
+    /// key names neither.
+    private func decodeAssociated<T: Decodable>(_ type: T.Type, named name: String, key: Key) throws -> T? {
+        switch associated(name) {
+        case .scope(let scoped):
+            if let record = T.self as? any FetchableRecord.Type {
+                return try record.init(row: scoped) as? T
+            }
+            return try T(from: RowDecoder(row: scoped, recordType: reader.recordType, codingPath: codingPath + [key]))
+        case .prefetched(let rows):
+            return try T(from: PrefetchedRowsDecoder(rows: rows, recordType: reader.recordType, codingPath: codingPath))
+        case nil:
+            return nil
+        }
     }
 
     // MARK: Columns
@@ -62,11 +138,20 @@ struct RowKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         }
     }
 
-    private func lookUp(_ name: String) -> Int? {
+    private func lookUp(_ keyName: String) -> Int? {
+        guard let name = columnName(keyName) else { return nil }
         switch source {
         case .statement(let statement): return statement.index(ofColumn: name)
         case .row(let row): return row.index(forColumn: name)
         }
+    }
+
+    /// The column of a key: the key itself, or as the record's column
+    /// strategy says.
+    @inline(__always)
+    private func columnName(_ keyName: String) -> String? {
+        guard let columnForKey = reader.columnForKey else { return keyName }
+        return columnForKey[keyName]
     }
 
     private func databaseValue(atIndex index: Int) -> DatabaseValue {
@@ -169,10 +254,39 @@ struct RowKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
             }
             return value
         }
-        guard let index = columnIndex(name) else {
-            throw RowDecodingError.columnNotFound(name, type: T.self)
+        if let index = columnIndex(name) {
+            let recordType = reader.recordType
+            let column = columnName(name) ?? name
+            return try ColumnValueDecoder.decode(T.self, from: databaseValue(atIndex: index), column: column) {
+                recordType.databaseJSONDecoder(for: column)
+            }
         }
-        return try ColumnValueDecoder.decode(T.self, from: databaseValue(atIndex: index), column: name)
+        if let value = try decodeAssociated(T.self, named: name, key: key) { return value }
+        return try decodeFromWholeRow(T.self, key: key)
+    }
+
+    /// A key that names no column, scope or prefetched rows decodes from
+    /// the whole row, once per record, as in GRDB: `BookInfo { var book:
+    /// Book; var author: Author }` fetched from `Book.including(required:
+    /// Book.author)` finds `book` in the row's own columns.
+    private func decodeFromWholeRow<T: Decodable>(_ type: T.Type, key: Key) throws -> T {
+        let name = key.stringValue
+        let previous: String?
+        if let plan = reader.plan {
+            previous = plan.decodedRootKey
+            plan.decodedRootKey = previous ?? name
+        } else {
+            previous = reader.decodedRootKey
+            reader.decodedRootKey = previous ?? name
+        }
+        if let previous {
+            throw DecodingError.keyNotFound(key, .init(
+                codingPath: [], debugDescription: "No such key: \([previous, name].sorted().joined(separator: " or "))"))
+        }
+        if let record = T.self as? any FetchableRecord.Type, let value = try record.init(row: row) as? T {
+            return value
+        }
+        return try T(from: RowDecoder(row: row, recordType: reader.recordType, codingPath: codingPath + [key]))
     }
 
     /// A missing column decodes as `fromMissingColumn()` (nil for
@@ -183,6 +297,9 @@ struct RowKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
                 if let missing = T.fromMissingColumn() { return missing }
                 throw RowDecodingError.columnNotFound(name, type: T.self)
             }
+            if T.self == Date.self || T.self == Data.self, let value = try decodeWithStrategy(T.self, atIndex: index, key: name) {
+                return value
+            }
             switch source {
             case .statement(let statement): return try T.decode(from: statement, index: CInt(index))
             case .row(let row): return try row.decode(T.self, atIndex: index)
@@ -191,16 +308,49 @@ struct RowKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         return try decode(type)
     }
 
+    /// A scope decodes as a keyed container; a JSON column does not (decode
+    /// a Codable type from it instead).
     func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {
-        throw DecodingError.typeMismatch(type, .init(codingPath: [key], debugDescription: "nested containers are stored as JSON: decode a Codable type"))
+        if case .scope(let scoped) = associated(key.stringValue) {
+            return try RowDecoder(row: scoped, recordType: reader.recordType, codingPath: codingPath + [key]).container(keyedBy: NestedKey.self)
+        }
+        throw DecodingError.typeMismatch(type, .init(codingPath: [key], debugDescription: "not a scope: nested containers of columns are stored as JSON, decode a Codable type"))
     }
 
+    /// Prefetched rows decode as an unkeyed container of rows.
     func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
-        throw DecodingError.typeMismatch([Any].self, .init(codingPath: [key], debugDescription: "nested containers are stored as JSON: decode a Codable type"))
+        if case .prefetched(let rows) = associated(key.stringValue) {
+            return try PrefetchedRowsDecoder(rows: rows, recordType: reader.recordType, codingPath: codingPath).unkeyedContainer()
+        }
+        throw DecodingError.typeMismatch([Any].self, .init(codingPath: [key], debugDescription: "not prefetched rows: nested containers of columns are stored as JSON, decode a Codable type"))
     }
 
-    func superDecoder() throws -> any Decoder { RowDecoder(row: row) }
-    func superDecoder(forKey key: Key) throws -> any Decoder { RowDecoder(row: row) }
+    /// Dates and data with the record's strategy for their column; nil
+    /// when the strategy is the default one, which the caller applies.
+    private func decodeWithStrategy<T: DatabaseValueConvertible>(_ type: T.Type, atIndex index: Int, key: String) throws -> T? {
+        let column = columnName(key) ?? key
+        let recordType = reader.recordType
+        let dbValue: DatabaseValue
+        let decoded: Any?
+        if T.self == Date.self {
+            let strategy = recordType.databaseDateDecodingStrategy(for: column)
+            if case .deferredToDate = strategy { return nil }
+            dbValue = databaseValue(atIndex: index)
+            decoded = strategy.decode(dbValue)
+        } else {
+            let strategy = recordType.databaseDataDecodingStrategy(for: column)
+            if case .deferredToData = strategy { return nil }
+            dbValue = databaseValue(atIndex: index)
+            decoded = strategy.decode(dbValue)
+        }
+        guard let value = decoded as? T else {
+            throw RowDecodingError.valueMismatch(T.self, dbValue: dbValue, column: column, sql: sql)
+        }
+        return value
+    }
+
+    func superDecoder() throws -> any Decoder { RowDecoder(row: row, recordType: reader.recordType, codingPath: codingPath) }
+    func superDecoder(forKey key: Key) throws -> any Decoder { RowDecoder(row: row, recordType: reader.recordType, codingPath: codingPath) }
 
     /// A row for the decoders of superclasses.
     private var row: Row {

@@ -1,79 +1,212 @@
+// Reading the schema: tables, views and triggers, columns, primary keys,
+// indexes, foreign keys. Without a schema name, a table is looked up as
+// SQLite resolves unqualified names: temp, then main, then attached
+// databases.
+
 extension Database {
-    /// True if a table (or view) with this name exists, ignoring case.
+    /// True if a table with this name exists, ignoring case. Views are not
+    /// tables: see ``viewExists(_:in:)``.
     ///
     /// ```swift
     /// if try db.tableExists("player") { ... }
     /// ```
     public func tableExists(_ name: String, in schemaName: String? = nil) throws -> Bool {
-        let master = schemaName.map { "\($0.quotedDatabaseIdentifier).sqlite_master" } ?? "sqlite_master"
-        return try Bool.fetchOne(
-            self,
-            sql: "SELECT EXISTS (SELECT 1 FROM \(master) WHERE type IN ('table', 'view') AND name = ? COLLATE NOCASE)",
-            arguments: [name]) ?? false
+        try schemaObjectExists(type: "table", name: name, in: schemaName)
     }
 
-    /// A column, as `PRAGMA table_info` describes it.
-    public struct ColumnInfo: Sendable, Hashable {
-        public var name: String
-        /// The declared type, e.g. "TEXT"; empty when none was declared.
-        public var type: String
-        public var isNotNull: Bool
-        /// The default value's SQL, if any.
-        public var defaultValueSQL: String?
-        /// 1-based position in the primary key, 0 when not part of it.
-        public var primaryKeyIndex: Int
+    /// True if a view with this name exists, ignoring case.
+    public func viewExists(_ name: String, in schemaName: String? = nil) throws -> Bool {
+        try schemaObjectExists(type: "view", name: name, in: schemaName)
     }
 
-    /// The columns of a table, in order. A missing table is an error.
-    public func columns(in table: String) throws -> [ColumnInfo] {
+    /// True if a trigger with this name exists, ignoring case.
+    public func triggerExists(_ name: String, in schemaName: String? = nil) throws -> Bool {
+        try schemaObjectExists(type: "trigger", name: name, in: schemaName)
+    }
+
+    /// True for the tables of SQLite itself (`sqlite_master`...).
+    public static func isSQLiteInternalTable(_ tableName: String) -> Bool {
+        tableName.starts(with: "sqlite_") || tableName.starts(with: "pragma_")
+    }
+
+    /// True for the tables of GRDB and SecureStore (`grdb_migrations`).
+    public static func isGRDBInternalTable(_ tableName: String) -> Bool {
+        tableName.starts(with: "grdb_")
+    }
+
+    /// The schemas to search for an unqualified name, in SQLite's order.
+    func schemaNames() throws -> [String] {
+        let attached = try Row.fetchAll(self, sql: "PRAGMA database_list").map { $0["name"] as String }
+            .filter { $0 != "main" && $0 != "temp" }
+        return ["temp", "main"] + attached
+    }
+
+    /// The schema named `schemaName`, as SQLite spells it; an error for an
+    /// unknown schema.
+    private func checkedSchemaName(_ schemaName: String) throws -> String {
+        guard let name = try schemaNames().first(where: { $0.lowercased() == schemaName.lowercased() }) else {
+            throw DatabaseError(resultCode: .SQLITE_ERROR, message: "no such schema: \(schemaName)")
+        }
+        return name
+    }
+
+    private func masterTable(_ schemaName: String) -> String {
+        schemaName == "temp" ? "sqlite_temp_master" : "\(schemaName.quotedDatabaseIdentifier).sqlite_master"
+    }
+
+    private func schemaObjectExists(type: String, name: String, in schemaName: String?) throws -> Bool {
+        let schemas = try schemaName.map { [try checkedSchemaName($0)] } ?? schemaNames()
+        return try schemas.contains { schema in
+            try Bool.fetchOne(
+                self, sql: "SELECT EXISTS (SELECT 1 FROM \(masterTable(schema)) WHERE type = ? AND name = ? COLLATE NOCASE)",
+                arguments: [type, name]) ?? false
+        }
+    }
+
+    /// The schema of a table or view: the given one, or the first that has
+    /// it; an error names a missing table.
+    private func schema(of table: String, in schemaName: String?) throws -> String {
+        if let schemaName {
+            let schema = try checkedSchemaName(schemaName)
+            if try schemaObjectExists(type: "table", name: table, in: schema) || schemaObjectExists(type: "view", name: table, in: schema) {
+                return schema
+            }
+        } else {
+            for schema in try schemaNames()
+            where try schemaObjectExists(type: "table", name: table, in: schema) || schemaObjectExists(type: "view", name: table, in: schema) {
+                return schema
+            }
+        }
+        throw DatabaseError(resultCode: .SQLITE_ERROR, message: "no such table: \(table)")
+    }
+
+    // MARK: Columns
+
+    /// The columns of a table or view, in order. A missing table is an
+    /// error.
+    public func columns(in table: String, in schemaName: String? = nil) throws -> [ColumnInfo] {
         try validateSchemaCache()
-        let key = table.lowercased()
-        if let columns = schemaCache.columns[key] { return columns }
-        let columns = try uncachedColumns(in: table)
-        schemaCache.columns[key] = columns
+        let cacheKey = "\(schemaName?.lowercased() ?? "")\u{0}\(table.lowercased())"
+        if let columns = schemaCache.columns[cacheKey] { return columns }
+        let schema = try self.schema(of: table, in: schemaName)
+        let columns = try ColumnInfo.fetchAll(self, sql: "PRAGMA \(schema.quotedDatabaseIdentifier).table_info(\(table.quotedDatabaseIdentifier))")
+        schemaCache.columns[cacheKey] = columns
         return columns
     }
 
-    private func uncachedColumns(in table: String) throws -> [ColumnInfo] {
-        let rows = try Row.fetchAll(self, sql: "PRAGMA table_info(\(table.quotedDatabaseIdentifier))")
-        guard !rows.isEmpty else {
-            throw DatabaseError(resultCode: .SQLITE_ERROR, message: "no such table: \(table)")
-        }
-        return rows.map { row in
-            ColumnInfo(name: row["name"], type: row["type"] ?? "", isNotNull: row["notnull"],
-                       defaultValueSQL: row["dflt_value"], primaryKeyIndex: row["pk"])
-        }
-    }
-
-    /// A table's primary key.
-    public struct PrimaryKeyInfo: Sendable, Hashable {
-        /// The columns, in key order; `["rowid"]` for a table without a
-        /// declared primary key.
-        public var columns: [String]
-        /// The column that is the rowid (an INTEGER PRIMARY KEY), if any.
-        public var rowIDColumn: String?
-    }
+    // MARK: Primary key
 
     /// The primary key of a table.
-    public func primaryKey(_ table: String) throws -> PrimaryKeyInfo {
+    public func primaryKey(_ table: String, in schemaName: String? = nil) throws -> PrimaryKeyInfo {
         try validateSchemaCache()
-        let key = table.lowercased()
-        if let primaryKey = schemaCache.primaryKeys[key] { return primaryKey }
-        let primaryKey = try uncachedPrimaryKey(table)
-        schemaCache.primaryKeys[key] = primaryKey
+        let cacheKey = "\(schemaName?.lowercased() ?? "")\u{0}\(table.lowercased())"
+        if let primaryKey = schemaCache.primaryKeys[cacheKey] { return primaryKey }
+        let schema = try self.schema(of: table, in: schemaName)
+        guard try tableExists(table, in: schema) else {
+            throw DatabaseError(resultCode: .SQLITE_ERROR, message: "database view \(table) has no primary key")
+        }
+        let columns = try self.columns(in: table, in: schemaName)
+        let keyColumns = columns.filter { $0.primaryKeyIndex > 0 }.sorted { $0.primaryKeyIndex < $1.primaryKeyIndex }
+        let primaryKey: PrimaryKeyInfo
+        if keyColumns.isEmpty {
+            primaryKey = .hiddenRowID
+        } else {
+            let hasRowID = try tableHasRowID(table, in: schemaName)
+            // As SQLite does, an INTEGER PRIMARY KEY is an alias of the rowid.
+            primaryKey = hasRowID && keyColumns.count == 1 && keyColumns[0].type.uppercased() == "INTEGER"
+                ? .rowID(keyColumns[0])
+                : .regular(keyColumns, tableHasRowID: hasRowID)
+        }
+        schemaCache.primaryKeys[cacheKey] = primaryKey
         return primaryKey
     }
 
-    private func uncachedPrimaryKey(_ table: String) throws -> PrimaryKeyInfo {
-        let keyColumns = try columns(in: table).filter { $0.primaryKeyIndex > 0 }.sorted { $0.primaryKeyIndex < $1.primaryKeyIndex }
-        guard !keyColumns.isEmpty else { return PrimaryKeyInfo(columns: ["rowid"], rowIDColumn: "rowid") }
-        let isRowID = keyColumns.count == 1 && keyColumns[0].type.uppercased() == "INTEGER"
-        return PrimaryKeyInfo(columns: keyColumns.map(\.name), rowIDColumn: isRowID ? keyColumns[0].name : nil)
+    /// False for WITHOUT ROWID tables: selecting their rowid does not compile.
+    private func tableHasRowID(_ table: String, in schemaName: String?) throws -> Bool {
+        let qualified = (schemaName.map { $0.quotedDatabaseIdentifier + "." } ?? "") + table.quotedDatabaseIdentifier
+        do {
+            _ = try makeStatement(sql: "SELECT rowid FROM \(qualified)")
+            return true
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_ERROR {
+            return false
+        }
     }
 
     /// The schema version (changes with every schema change).
     public func schemaVersion() throws -> Int32 {
         Int32(try Int.fetchOne(self, sql: "PRAGMA schema_version") ?? 0)
+    }
+
+    /// Forgets what the connection knows of the schema.
+    public func clearSchemaCache() {
+        schemaCache.clear()
+    }
+
+    // MARK: Indexes
+
+    /// The indexes of a table, automatic ones included, sorted by name.
+    /// Indexes on expressions are left out.
+    public func indexes(on table: String, in schemaName: String? = nil) throws -> [IndexInfo] {
+        let schema = try self.schema(of: table, in: schemaName).quotedDatabaseIdentifier
+        return try Row.fetchAll(self, sql: "PRAGMA \(schema).index_list(\(table.quotedDatabaseIdentifier))").compactMap { row in
+            let name: String = row["name"]
+            var columns: [String] = []
+            let parts = try Row.fetchAll(self, sql: "PRAGMA \(schema).index_info(\(name.quotedDatabaseIdentifier))")
+            for part in parts.sorted(by: { ($0["seqno"] as Int) < ($1["seqno"] as Int) }) {
+                guard let column = part["name"] as String? else { return nil }  // an expression
+                columns.append(column)
+            }
+            return IndexInfo(name: name, columns: columns, isUnique: row["unique"], origin: row["origin"] ?? .createIndex)
+        }.sorted { $0.name < $1.name }
+    }
+
+    // MARK: Foreign keys
+
+    /// The foreign keys of a table. Destination columns the schema leaves
+    /// implicit are the destination's primary key.
+    public func foreignKeys(on table: String, in schemaName: String? = nil) throws -> [ForeignKeyInfo] {
+        let schema = try self.schema(of: table, in: schemaName).quotedDatabaseIdentifier
+        let rows = try Row.fetchAll(self, sql: "PRAGMA \(schema).foreign_key_list(\(table.quotedDatabaseIdentifier))")
+        let grouped = Dictionary(grouping: rows) { $0["id"] as Int }
+        return try grouped.keys.sorted().compactMap { id in
+            guard let parts = grouped[id]?.sorted(by: { ($0["seq"] as Int) < ($1["seq"] as Int) }), let first = parts.first else { return nil }
+            let destination: String = first["table"]
+            var implicitColumns: [String]?
+            var mapping: [(origin: String, destination: String)] = []
+            for (index, part) in parts.enumerated() {
+                if let column = part["to"] as String? {
+                    mapping.append((part["from"], column))
+                } else {
+                    if implicitColumns == nil { implicitColumns = try primaryKey(destination, in: schemaName).columns }
+                    let columns = implicitColumns ?? []
+                    mapping.append((part["from"], index < columns.count ? columns[index] : Column.rowID.name))
+                }
+            }
+            return ForeignKeyInfo(id: id, destinationTable: destination, mapping: mapping,
+                                  onDelete: first["on_delete"], onUpdate: first["on_update"])
+        }
+    }
+
+    /// The rows that break a foreign key, in the whole database.
+    public func foreignKeyViolations() throws -> RecordCursor<ForeignKeyViolation> {
+        try ForeignKeyViolation.fetchCursor(self, sql: "PRAGMA foreign_key_check")
+    }
+
+    /// The rows of a table that break one of its foreign keys.
+    public func foreignKeyViolations(in table: String, in schemaName: String? = nil) throws -> RecordCursor<ForeignKeyViolation> {
+        let schema = try self.schema(of: table, in: schemaName).quotedDatabaseIdentifier
+        return try ForeignKeyViolation.fetchCursor(self, sql: "PRAGMA \(schema).foreign_key_check(\(table.quotedDatabaseIdentifier))")
+    }
+
+    /// Throws an `SQLITE_CONSTRAINT_FOREIGNKEY` error for the first row
+    /// that breaks a foreign key, naming its table, foreign key and values.
+    public func checkForeignKeys() throws {
+        if let violation = try foreignKeyViolations().next() { throw violation.databaseError(self) }
+    }
+
+    /// Throws for the first row of a table that breaks a foreign key.
+    public func checkForeignKeys(in table: String, in schemaName: String? = nil) throws {
+        if let violation = try foreignKeyViolations(in: table, in: schemaName).next() { throw violation.databaseError(self) }
     }
 }
 
@@ -82,69 +215,5 @@ extension String {
     /// quotes doubled.
     public var quotedDatabaseIdentifier: String {
         "\"" + replacingOccurrences(of: "\"", with: "\"\"") + "\""
-    }
-}
-
-extension Database {
-    /// An index, as `PRAGMA index_list` and `index_info` describe it.
-    public struct IndexInfo: Sendable, Hashable {
-        public var name: String
-        public var columns: [String]
-        public var isUnique: Bool
-        /// "c" (CREATE INDEX), "u" (UNIQUE constraint) or "pk".
-        public var origin: String
-    }
-
-    /// The indexes of a table, automatic ones included.
-    public func indexes(on table: String) throws -> [IndexInfo] {
-        try Row.fetchAll(self, sql: "PRAGMA index_list(\(table.quotedDatabaseIdentifier))").map { row in
-            let name: String = row["name"]
-            let columns = try Row.fetchAll(self, sql: "PRAGMA index_info(\(name.quotedDatabaseIdentifier))")
-                .sorted { ($0["seqno"] as Int) < ($1["seqno"] as Int) }
-                .map { $0["name"] as String? ?? "" }
-            return IndexInfo(name: name, columns: columns, isUnique: row["unique"], origin: row["origin"] ?? "c")
-        }.sorted { $0.name < $1.name }
-    }
-
-    /// A foreign key of a table.
-    public struct ForeignKeyInfo: Sendable, Hashable {
-        public var destinationTable: String
-        /// (origin column, destination column) pairs; the destination is
-        /// nil when the key refers to the destination's primary key.
-        public var mapping: [(origin: String, destination: String?)]
-        public var onDelete: String
-        public var onUpdate: String
-
-        public static func == (lhs: ForeignKeyInfo, rhs: ForeignKeyInfo) -> Bool {
-            lhs.destinationTable == rhs.destinationTable && lhs.onDelete == rhs.onDelete && lhs.onUpdate == rhs.onUpdate
-                && lhs.mapping.map(\.origin) == rhs.mapping.map(\.origin) && lhs.mapping.map(\.destination) == rhs.mapping.map(\.destination)
-        }
-
-        public func hash(into hasher: inout Hasher) {
-            hasher.combine(destinationTable)
-            hasher.combine(mapping.map(\.origin))
-        }
-    }
-
-    /// The foreign keys of a table.
-    public func foreignKeys(on table: String) throws -> [ForeignKeyInfo] {
-        let rows = try Row.fetchAll(self, sql: "PRAGMA foreign_key_list(\(table.quotedDatabaseIdentifier))")
-        let grouped = Dictionary(grouping: rows) { $0["id"] as Int }
-        return grouped.keys.sorted().compactMap { id in
-            guard let parts = grouped[id]?.sorted(by: { ($0["seq"] as Int) < ($1["seq"] as Int) }), let first = parts.first else { return nil }
-            return ForeignKeyInfo(destinationTable: first["table"],
-                                  mapping: parts.map { ($0["from"] as String, $0["to"] as String?) },
-                                  onDelete: first["on_delete"], onUpdate: first["on_update"])
-        }
-    }
-
-    /// Throws if a row breaks a foreign key, naming the table and rowid.
-    public func checkForeignKeys() throws {
-        if let violation = try Row.fetchOne(self, sql: "PRAGMA foreign_key_check") {
-            let rowid: Int64? = violation[1]
-            throw DatabaseError(
-                resultCode: .SQLITE_CONSTRAINT_FOREIGNKEY,
-                message: "FOREIGN KEY constraint violation: table \(violation[0] as String)\(rowid.map { " (rowid \($0))" } ?? "") references a missing row of \(violation[2] as String)")
-        }
     }
 }

@@ -10,6 +10,7 @@
 public final class TableAlteration {
     enum Change {
         case add(ColumnDefinition)
+        case addLiteral(SQL)
         case rename(String, String)
         case drop(String)
     }
@@ -26,6 +27,12 @@ public final class TableAlteration {
         changes.append(.add(column))
         return column
     }
+
+    /// `ALTER TABLE ... ADD COLUMN` written in SQL.
+    public func addColumn(sql: String) { changes.append(.addLiteral(SQL(sql: sql))) }
+
+    /// `ALTER TABLE ... ADD COLUMN` written as an SQL literal.
+    public func addColumn(literal: SQL) { changes.append(.addLiteral(literal)) }
 
     /// Renames a column. SQLite 3.15 has no RENAME COLUMN: the table is
     /// rebuilt, with its indexes, triggers and foreign keys.
@@ -50,7 +57,12 @@ extension Database {
             for change in alteration.changes {
                 switch change {
                 case .add(let column):
-                    try execute(sql: "ALTER TABLE \(name.quotedDatabaseIdentifier) ADD COLUMN \(try column.sql())")
+                    let definition = TableDefinition(name: name, options: [])
+                    let sql = try SQLTableGenerator(self, table: definition).columnSQL(column)
+                    try execute(sql: "ALTER TABLE \(name.quotedDatabaseIdentifier) ADD COLUMN \(sql)")
+                case .addLiteral(let literal):
+                    let sql = try literal.sql(SQLGenerationContext(self, inlinesValues: true))
+                    try execute(sql: "ALTER TABLE \(name.quotedDatabaseIdentifier) ADD COLUMN \(sql)")
                 case let .rename(old, new):
                     try TableRebuild(db: self, table: name).run(.rename(old, new))
                 case .drop(let column):

@@ -1,65 +1,79 @@
-import Foundation
-
-extension Database {
-    /// Column affinities for the schema DSL.
-    public struct ColumnType: RawRepresentable, Hashable, Sendable {
-        public let rawValue: String
-        public init(rawValue: String) { self.rawValue = rawValue }
-        public static let text = ColumnType(rawValue: "TEXT")
-        public static let integer = ColumnType(rawValue: "INTEGER")
-        public static let double = ColumnType(rawValue: "DOUBLE")
-        public static let real = ColumnType(rawValue: "REAL")
-        public static let numeric = ColumnType(rawValue: "NUMERIC")
-        public static let boolean = ColumnType(rawValue: "BOOLEAN")
-        public static let blob = ColumnType(rawValue: "BLOB")
-        public static let date = ColumnType(rawValue: "DATE")
-        public static let datetime = ColumnType(rawValue: "DATETIME")
-        public static let any = ColumnType(rawValue: "ANY")
-    }
-
-    /// `ON CONFLICT` clauses.
-    public enum ConflictResolution: String, Sendable {
-        case rollback = "ROLLBACK", abort = "ABORT", fail = "FAIL", ignore = "IGNORE", replace = "REPLACE"
-    }
-
-    /// Foreign key actions.
-    public enum ForeignKeyAction: String, Sendable {
-        case cascade = "CASCADE", restrict = "RESTRICT", setNull = "SET NULL", setDefault = "SET DEFAULT"
-    }
-}
-
 /// Options of `create(table:options:)`.
 public struct TableOptions: OptionSet, Sendable {
+    /// The options' bits.
     public let rawValue: Int
+    /// Options from bits.
     public init(rawValue: Int) { self.rawValue = rawValue }
-    public static let ifNotExists = TableOptions(rawValue: 1)
-    public static let temporary = TableOptions(rawValue: 2)
-    public static let withoutRowID = TableOptions(rawValue: 4)
+    /// `CREATE TABLE IF NOT EXISTS`.
+    public static let ifNotExists = TableOptions(rawValue: 1 << 0)
+    /// `CREATE TEMPORARY TABLE`.
+    public static let temporary = TableOptions(rawValue: 1 << 1)
+    /// `WITHOUT ROWID`.
+    public static let withoutRowID = TableOptions(rawValue: 1 << 2)
+    /// `STRICT`: needs SQLite 3.37 (creating the table throws on 3.15.2).
+    public static let strict = TableOptions(rawValue: 1 << 3)
 }
 
-/// The body of `db.create(table:)`.
+/// The body of `db.create(table:)`: columns first, then table
+/// constraints, in the SQL GRDB writes.
 ///
 /// ```swift
-/// try db.create(table: "player") { t in
+/// try db.create(table: "book") { t in
 ///     t.autoIncrementedPrimaryKey("id")
-///     t.column("name", .text).notNull().collate(.nocase)
-///     t.column("teamId", .integer).references("team", onDelete: .cascade).indexed()
+///     t.column("title", .text).notNull().collate(.nocase)
+///     t.belongsTo("author", onDelete: .cascade).notNull()   // "authorId" INTEGER REFERENCES "author"("id")
+///     t.uniqueKey(["authorId", "title"])
 /// }
 /// ```
+///
+/// ## Topics
+/// - Columns: ``column(_:_:)``, ``autoIncrementedPrimaryKey(_:onConflict:)``,
+///   ``primaryKey(_:_:onConflict:)``, ``belongsTo(_:inTable:onDelete:onUpdate:deferred:indexed:)``,
+///   ``column(sql:)``.
+/// - Constraints: ``primaryKey(_:onConflict:)``, ``primaryKey(onConflict:body:)``,
+///   ``uniqueKey(_:onConflict:)``, ``foreignKey(_:references:columns:onDelete:onUpdate:deferred:)``,
+///   ``check(_:)``, ``constraint(sql:)``.
 public final class TableDefinition {
+    /// The columns of a key: names, or definitions made in a
+    /// `primaryKey { }` body.
+    struct KeyConstraint {
+        enum Component {
+            case columnName(String)
+            case column(ColumnDefinition)
+            case foreignKey(ForeignKeyDefinition)
+        }
+        var components: [Component]
+        var conflictResolution: Database.ConflictResolution?
+    }
+
+    /// Column-like items, in the order they were declared.
+    enum ColumnComponent {
+        case column(ColumnDefinition)
+        case literal(SQL)
+        case foreignKeyDefinition(ForeignKeyDefinition)
+        case foreignKeyConstraint(ForeignKeyConstraint)
+    }
+
+    /// A table FOREIGN KEY constraint.
+    struct ForeignKeyConstraint {
+        var columns: [String]
+        var destinationTable: String
+        var destinationColumns: [String]?
+        var deleteAction: Database.ForeignKeyAction?
+        var updateAction: Database.ForeignKeyAction?
+        var isDeferred: Bool
+    }
+
     let name: String
     let options: TableOptions
-    var elements: [Element] = []
-    var columns: [ColumnDefinition] { elements.compactMap { if case .column(let c) = $0 { return c } else { return nil } } }
-
-    enum Element {
-        case column(ColumnDefinition)
-        case literal(String)
-        case primaryKey([String], Database.ConflictResolution?)
-        case uniqueKey([String], Database.ConflictResolution?)
-        case foreignKey([String], table: String, columns: [String]?, onDelete: Database.ForeignKeyAction?, onUpdate: Database.ForeignKeyAction?, deferred: Bool)
-        case check(SQLExpression)
-    }
+    var columnComponents: [ColumnComponent] = []
+    var primaryKeyConstraint: KeyConstraint?
+    var uniqueKeyConstraints: [KeyConstraint] = []
+    var checkConstraints: [SQLExpression] = []
+    var literalConstraints: [SQL] = []
+    /// A mistake in the definition, thrown when the table is created.
+    var definitionError: DatabaseError?
+    private var inPrimaryKeyBody = false
 
     init(name: String, options: TableOptions) {
         self.name = name
@@ -68,216 +82,107 @@ public final class TableDefinition {
 
     /// `"id" INTEGER PRIMARY KEY AUTOINCREMENT`.
     @discardableResult
-    public func autoIncrementedPrimaryKey(_ name: String, onConflict: Database.ConflictResolution? = nil) -> ColumnDefinition {
-        let column = ColumnDefinition(name: name, type: .integer)
-        column.primaryKeyClause = (onConflict, true)
-        elements.append(.column(column))
-        return column
+    public func autoIncrementedPrimaryKey(_ name: String, onConflict conflictResolution: Database.ConflictResolution? = nil) -> ColumnDefinition {
+        column(name, .integer).primaryKey(onConflict: conflictResolution, autoincrement: true)
     }
 
-    /// A primary key column: `"id" TEXT PRIMARY KEY`.
+    /// A primary key column: `"id" TEXT PRIMARY KEY NOT NULL` (an INTEGER
+    /// key is the rowid, never NULL).
     @discardableResult
-    public func primaryKey(_ name: String, _ type: Database.ColumnType, onConflict: Database.ConflictResolution? = nil) -> ColumnDefinition {
-        let column = ColumnDefinition(name: name, type: type)
-        column.primaryKeyClause = (onConflict, false)
-        elements.append(.column(column))
-        return column
+    public func primaryKey(_ name: String, _ type: Database.ColumnType,
+                           onConflict conflictResolution: Database.ConflictResolution? = nil) -> ColumnDefinition {
+        let column = column(name, type).primaryKey(onConflict: conflictResolution)
+        return type == .integer ? column : column.notNull()
+    }
+
+    /// A primary key of the columns and foreign keys defined in `body`.
+    ///
+    /// ```swift
+    /// t.primaryKey {
+    ///     t.belongsTo("citizen")
+    ///     t.belongsTo("country")
+    /// }
+    /// ```
+    public func primaryKey(onConflict conflictResolution: Database.ConflictResolution? = nil, body: () throws -> Void) rethrows {
+        guard primaryKeyConstraint == nil else {
+            definitionError = DatabaseError(resultCode: .SQLITE_MISUSE, message: "table \(name) defines several primary keys")
+            return
+        }
+        primaryKeyConstraint = KeyConstraint(components: [], conflictResolution: conflictResolution)
+        let wasInBody = inPrimaryKeyBody
+        inPrimaryKeyBody = true
+        defer { inPrimaryKeyBody = wasInBody }
+        try body()
     }
 
     /// A column; the type may be omitted.
     @discardableResult
     public func column(_ name: String, _ type: Database.ColumnType? = nil) -> ColumnDefinition {
         let column = ColumnDefinition(name: name, type: type)
-        elements.append(.column(column))
+        columnComponents.append(.column(column))
+        if inPrimaryKeyBody {
+            column.notNull()
+            primaryKeyConstraint?.components.append(.column(column))
+        }
         return column
     }
 
     /// A column written in SQL: `t.column(sql: "name TEXT")`.
-    public func column(sql: String) { elements.append(.literal(sql)) }
+    public func column(sql: String) { column(literal: SQL(sql: sql)) }
 
-    /// A primary key on several columns.
-    public func primaryKey(_ columns: [String], onConflict: Database.ConflictResolution? = nil) {
-        elements.append(.primaryKey(columns, onConflict))
-    }
+    /// A column written as an SQL literal.
+    public func column(literal: SQL) { columnComponents.append(.literal(literal)) }
 
-    /// A unique constraint on several columns.
-    public func uniqueKey(_ columns: [String], onConflict: Database.ConflictResolution? = nil) {
-        elements.append(.uniqueKey(columns, onConflict))
-    }
-
-    /// A foreign key on several columns.
-    public func foreignKey(_ columns: [String], references table: String, columns destination: [String]? = nil,
-                           onDelete: Database.ForeignKeyAction? = nil, onUpdate: Database.ForeignKeyAction? = nil,
-                           deferred: Bool = false) {
-        elements.append(.foreignKey(columns, table: table, columns: destination, onDelete: onDelete, onUpdate: onUpdate, deferred: deferred))
-    }
-
-    /// A table CHECK constraint.
-    public func check(_ condition: some SQLExpressible) { elements.append(.check(condition.sqlExpression)) }
-    public func check(sql: String) { elements.append(.check(SQLExpression(sql: sql))) }
-
-    /// CREATE TABLE and the CREATE INDEX statements of `.indexed()` columns.
-    func statements() throws -> [String] {
-        var head = "CREATE "
-        if options.contains(.temporary) { head += "TEMPORARY " }
-        head += "TABLE "
-        if options.contains(.ifNotExists) { head += "IF NOT EXISTS " }
-        let body = try elements.map { element -> String in
-            switch element {
-            case .column(let column): return try column.sql()
-            case .literal(let sql): return sql
-            case let .primaryKey(columns, conflict):
-                return "PRIMARY KEY (\(Self.list(columns)))" + (conflict.map { " ON CONFLICT \($0.rawValue)" } ?? "")
-            case let .uniqueKey(columns, conflict):
-                return "UNIQUE (\(Self.list(columns)))" + (conflict.map { " ON CONFLICT \($0.rawValue)" } ?? "")
-            case let .foreignKey(columns, table, destination, onDelete, onUpdate, deferred):
-                var sql = "FOREIGN KEY (\(Self.list(columns))) REFERENCES \(table.quotedDatabaseIdentifier)"
-                if let destination { sql += "(\(Self.list(destination)))" }
-                sql += ForeignKeyClause.actions(onDelete: onDelete, onUpdate: onUpdate, deferred: deferred)
-                return sql
-            case .check(let expression):
-                return "CHECK (\(try SQLLiteral.inline(expression)))"
-            }
-        }.joined(separator: ", ")
-        var create = head + name.quotedDatabaseIdentifier + " (" + body + ")"
-        if options.contains(.withoutRowID) { create += " WITHOUT ROWID" }
-        let indexes = columns.filter(\.isIndexed).map { column in
-            "CREATE INDEX " + (options.contains(.ifNotExists) ? "IF NOT EXISTS " : "")
-                + "\(name)_on_\(column.name)".quotedDatabaseIdentifier + " ON " + name.quotedDatabaseIdentifier
-                + "(" + column.name.quotedDatabaseIdentifier + ")"
+    /// `PRIMARY KEY (a, b)`.
+    public func primaryKey(_ columns: [String], onConflict conflictResolution: Database.ConflictResolution? = nil) {
+        guard primaryKeyConstraint == nil else {
+            definitionError = DatabaseError(resultCode: .SQLITE_MISUSE, message: "table \(name) defines several primary keys")
+            return
         }
-        return [create] + indexes
+        primaryKeyConstraint = KeyConstraint(components: columns.map { .columnName($0) }, conflictResolution: conflictResolution)
     }
 
-    static func list(_ columns: [String]) -> String {
-        columns.map(\.quotedDatabaseIdentifier).joined(separator: ", ")
-    }
-}
-
-/// One column of a table definition.
-public final class ColumnDefinition {
-    let name: String
-    let type: Database.ColumnType?
-    var primaryKeyClause: (Database.ConflictResolution?, autoincrement: Bool)?
-    var notNullClause: Database.ConflictResolution??
-    var uniqueClause: Database.ConflictResolution??
-    var checks: [SQLExpression] = []
-    var defaultSQL: String?
-    var defaultValue: DatabaseValue?
-    var collation: String?
-    var references: [String] = []
-    var isIndexed = false
-
-    init(name: String, type: Database.ColumnType?) {
-        self.name = name
-        self.type = type
+    /// `UNIQUE (a, b)`.
+    public func uniqueKey(_ columns: [String], onConflict conflictResolution: Database.ConflictResolution? = nil) {
+        uniqueKeyConstraints.append(KeyConstraint(components: columns.map { .columnName($0) }, conflictResolution: conflictResolution))
     }
 
-    @discardableResult
-    public func notNull(onConflict: Database.ConflictResolution? = nil) -> Self { notNullClause = .some(onConflict); return self }
-
-    @discardableResult
-    public func unique(onConflict: Database.ConflictResolution? = nil) -> Self { uniqueClause = .some(onConflict); return self }
-
-    @discardableResult
-    public func primaryKey(onConflict: Database.ConflictResolution? = nil, autoincrement: Bool = false) -> Self {
-        primaryKeyClause = (onConflict, autoincrement)
-        return self
+    /// `FOREIGN KEY (a, b) REFERENCES table(c, d)`.
+    public func foreignKey(_ columns: [String], references table: String, columns destinationColumns: [String]? = nil,
+                           onDelete deleteAction: Database.ForeignKeyAction? = nil,
+                           onUpdate updateAction: Database.ForeignKeyAction? = nil, deferred isDeferred: Bool = false) {
+        columnComponents.append(.foreignKeyConstraint(ForeignKeyConstraint(
+            columns: columns, destinationTable: table, destinationColumns: destinationColumns,
+            deleteAction: deleteAction, updateAction: updateAction, isDeferred: isDeferred)))
     }
 
-    /// `CHECK (...)` built from the column: `.check { $0 > 0 }`.
+    /// The foreign key columns of an association to another table:
+    /// `t.belongsTo("author")` adds `"authorId"` (named after the key of
+    /// `author`, or `authors`, or `inTable`), references it, and indexes it.
     @discardableResult
-    public func check(_ condition: (Column) -> any SQLExpressible) -> Self {
-        checks.append(condition(Column(name)).sqlExpression)
-        return self
-    }
-
-    @discardableResult
-    public func check(sql: String) -> Self { checks.append(SQLExpression(sql: sql)); return self }
-
-    /// `DEFAULT value`.
-    @discardableResult
-    public func defaults(to value: some DatabaseValueConvertible) -> Self { defaultValue = value.databaseValue; return self }
-
-    /// `DEFAULT sql`.
-    @discardableResult
-    public func defaults(sql: String) -> Self { defaultSQL = sql; return self }
-
-    @discardableResult
-    public func collate(_ collation: Database.CollationName) -> Self { self.collation = collation.rawValue; return self }
-
-    /// `REFERENCES table(column)`.
-    @discardableResult
-    public func references(_ table: String, column: String? = nil, onDelete: Database.ForeignKeyAction? = nil,
-                           onUpdate: Database.ForeignKeyAction? = nil, deferred: Bool = false) -> Self {
-        var clause = "REFERENCES \(table.quotedDatabaseIdentifier)"
-        if let column { clause += "(\(column.quotedDatabaseIdentifier))" }
-        clause += ForeignKeyClause.actions(onDelete: onDelete, onUpdate: onUpdate, deferred: deferred)
-        references.append(clause)
-        return self
-    }
-
-    /// Creates an index `<table>_on_<column>` after the table.
-    @discardableResult
-    public func indexed() -> Self { isIndexed = true; return self }
-
-    func sql() throws -> String {
-        var parts = [name.quotedDatabaseIdentifier]
-        if let type { parts.append(type.rawValue) }
-        if let (conflict, autoincrement) = primaryKeyClause {
-            var clause = "PRIMARY KEY"
-            if let conflict { clause += " ON CONFLICT \(conflict.rawValue)" }
-            if autoincrement { clause += " AUTOINCREMENT" }
-            parts.append(clause)
+    public func belongsTo(_ name: String, inTable table: String? = nil,
+                          onDelete deleteAction: Database.ForeignKeyAction? = nil,
+                          onUpdate updateAction: Database.ForeignKeyAction? = nil,
+                          deferred isDeferred: Bool = false, indexed: Bool = true) -> ForeignKeyDefinition {
+        let foreignKey = ForeignKeyDefinition(name: name, table: table, deleteAction: deleteAction, updateAction: updateAction,
+                                              isIndexed: indexed && !inPrimaryKeyBody, isDeferred: isDeferred)
+        columnComponents.append(.foreignKeyDefinition(foreignKey))
+        if inPrimaryKeyBody {
+            foreignKey.notNull()
+            primaryKeyConstraint?.components.append(.foreignKey(foreignKey))
         }
-        if let notNullClause { parts.append("NOT NULL" + (notNullClause.map { " ON CONFLICT \($0.rawValue)" } ?? "")) }
-        if let uniqueClause { parts.append("UNIQUE" + (uniqueClause.map { " ON CONFLICT \($0.rawValue)" } ?? "")) }
-        for check in checks { parts.append("CHECK (\(try SQLLiteral.inline(check)))") }
-        if let defaultValue { parts.append("DEFAULT " + SQLLiteral.string(defaultValue)) }
-        if let defaultSQL { parts.append("DEFAULT \(defaultSQL)") }
-        if let collation { parts.append("COLLATE \(collation)") }
-        parts += references
-        return parts.joined(separator: " ")
-    }
-}
-
-enum ForeignKeyClause {
-    static func actions(onDelete: Database.ForeignKeyAction?, onUpdate: Database.ForeignKeyAction?, deferred: Bool) -> String {
-        var sql = ""
-        if let onDelete { sql += " ON DELETE \(onDelete.rawValue)" }
-        if let onUpdate { sql += " ON UPDATE \(onUpdate.rawValue)" }
-        if deferred { sql += " DEFERRABLE INITIALLY DEFERRED" }
-        return sql
-    }
-}
-
-/// SQL literals for DDL, where statements cannot take arguments.
-enum SQLLiteral {
-    static func string(_ value: DatabaseValue) -> String {
-        switch value.storage {
-        case .null: return "NULL"
-        case .int64(let int): return String(int)
-        case .double(let double): return "\(double)"
-        case .string(let text): return "'" + text.replacingOccurrences(of: "'", with: "''") + "'"
-        case .blob(let data): return "X'" + data.map { String(format: "%02X", $0) }.joined() + "'"
-        }
+        return foreignKey
     }
 
-    /// An expression with its bound values written as literals.
-    static func inline(_ expression: SQLExpression) throws -> String {
-        var values: [DatabaseValue] = []
-        let sql = expression.sql(&values)
-        var result = ""
-        var remaining = values[...]
-        var inString = false
-        for character in sql {
-            if character == "'" { inString.toggle() }
-            if character == "?" && !inString, let value = remaining.popFirst() {
-                result += string(value)
-            } else {
-                result.append(character)
-            }
-        }
-        return result
-    }
+    /// `CHECK (condition)`.
+    public func check(_ condition: some SQLSpecificExpressible) { checkConstraints.append(condition.sqlExpression) }
+
+    /// `CHECK (sql)`.
+    public func check(sql: String) { checkConstraints.append(SQL(sql: sql).sqlExpression) }
+
+    /// A table constraint written in SQL.
+    public func constraint(sql: String) { literalConstraints.append(SQL(sql: sql)) }
+
+    /// A table constraint written as an SQL literal.
+    public func constraint(literal: SQL) { literalConstraints.append(literal) }
 }

@@ -59,8 +59,8 @@ struct TableRebuild {
 
         try db.execute(sql: newSQL)
         try db.execute(sql: """
-            INSERT INTO \(temporary.quotedDatabaseIdentifier) (\(TableDefinition.list(targetColumns)))
-            SELECT \(TableDefinition.list(sourceColumns)) FROM \(table.quotedDatabaseIdentifier)
+            INSERT INTO \(temporary.quotedDatabaseIdentifier) (\(Self.list(targetColumns)))
+            SELECT \(Self.list(sourceColumns)) FROM \(table.quotedDatabaseIdentifier)
             """)
         try db.execute(sql: "DROP TABLE \(table.quotedDatabaseIdentifier)")
         try db.execute(sql: "ALTER TABLE \(temporary.quotedDatabaseIdentifier) RENAME TO \(table.quotedDatabaseIdentifier)")
@@ -220,7 +220,7 @@ enum SQLTokens {
             if constraintWords.contains(first.uppercased()) {
                 if mentions(column, in: join(element)) {
                     throw DatabaseError(resultCode: .SQLITE_ERROR,
-                                        message: "cannot drop column \(column) of \(table): a table constraint uses it (\(join(element).trimmingSQLWhitespace()))")
+                                        message: "cannot drop column \(column) of \(table): a table constraint uses it (\(join(element).trimmedSQLStatement))")
                 }
                 kept.append(element)
             } else if first.caseInsensitiveCompare(column) != .orderedSame {
@@ -229,7 +229,13 @@ enum SQLTokens {
                 throw DatabaseError(resultCode: .SQLITE_ERROR, message: "cannot drop column \(column) of \(table): it is the primary key")
             }
         }
-        let body = kept.map { join($0).trimmingSQLWhitespace() }.joined(separator: ", ")
+        let body = kept.map { join($0).trimmedSQLStatement }.joined(separator: ", ")
         return join(Array(tokens[...open])) + body + join(Array(tokens[close...]))
+    }
+}
+
+extension TableRebuild {
+    static func list(_ columns: [String]) -> String {
+        columns.map(\.quotedDatabaseIdentifier).joined(separator: ", ")
     }
 }

@@ -42,6 +42,13 @@ class SecureStoreTestCase: XCTestCase {
         return config
     }
 
+    /// An encrypted queue whose statements, values expanded, go to `traced`.
+    func makeTracedQueue(into traced: TraceBox) throws -> DatabaseQueue {
+        var config = keyedConfiguration(passphrase: "secret")
+        config.prepareDatabase { db in db.trace { traced.append($0.expandedDescription) } }
+        return try DatabaseQueue(path: path("db.sqlite"), configuration: config)
+    }
+
     func makeEncryptedQueue(_ name: String = "db.sqlite", passphrase: String = "secret") throws -> DatabaseQueue {
         try DatabaseQueue(path: path(name), configuration: keyedConfiguration(passphrase: passphrase))
     }
@@ -57,3 +64,12 @@ class SecureStoreTestCase: XCTestCase {
     }
 }
 
+/// Collects traced SQL from the connection's queue.
+final class TraceBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var statements: [String] = []
+    func append(_ sql: String) { lock.withLock { statements.append(sql) } }
+    func clear() { lock.withLock { statements.removeAll() } }
+    var last: String? { lock.withLock { statements.last } }
+    func allStatements() -> [String] { lock.withLock { statements } }
+}

@@ -16,11 +16,10 @@ extension Data: DatabaseValueConvertible, StatementColumnConvertible {
         }
     }
 
+    /// The bytes of SQLite's blob conversion of the column; nil for NULL.
     public init?(sqliteStatement: SQLiteStatement, index: CInt) {
-        switch sqlite3_column_type(sqliteStatement, index) {
-        case SQLITE_BLOB, SQLITE_TEXT: self.init(columnOf: sqliteStatement, at: index)
-        default: return nil
-        }
+        guard sqlite3_column_type(sqliteStatement, index) != SQLITE_NULL else { return nil }
+        self.init(columnOf: sqliteStatement, at: index)
     }
 }
 
@@ -61,15 +60,32 @@ extension Date: DatabaseValueConvertible {
         DatabaseValue(storage: .string(SQLiteDateFormat.string(from: self)))
     }
 
-    /// Accepts the text forms SQLite's date functions understand (date,
-    /// date and time with or without seconds and fractions, `T` separator,
-    /// `Z` or `±HH:MM` offsets) and numbers as seconds since 1970.
+    /// Accepts the date texts of ``DatabaseDateComponents`` that have a
+    /// day (`2024-05-01`, `2024-05-01 13:45:00.123`, `2024-05-01T13:45Z`,
+    /// `...+02:00`) and numbers as seconds since 1970. A time alone is not
+    /// a date.
     public static func fromDatabaseValue(_ dbValue: DatabaseValue) -> Date? {
         switch dbValue.storage {
         case .int64(let seconds): return Date(timeIntervalSince1970: TimeInterval(seconds))
         case .double(let seconds): return Date(timeIntervalSince1970: seconds)
         case .string(let text): return SQLiteDateFormat.date(from: text)
         default: return nil
+        }
+    }
+}
+
+extension Date: StatementColumnConvertible {
+    /// Reads numbers as seconds since 1970, and date texts without a copy.
+    public init?(sqliteStatement: SQLiteStatement, index: CInt) {
+        switch sqlite3_column_type(sqliteStatement, index) {
+        case SQLITE_INTEGER, SQLITE_FLOAT:
+            self.init(timeIntervalSince1970: sqlite3_column_double(sqliteStatement, index))
+        case SQLITE_TEXT:
+            guard let components = DatabaseDateComponents(sqliteStatement: sqliteStatement, index: index),
+                  let date = SQLiteDateFormat.date(from: components) else { return nil }
+            self = date
+        default:
+            return nil
         }
     }
 }

@@ -16,39 +16,95 @@ enum SQLiteDateFormat {
         return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2)) \(pad(hour, 2)):\(pad(minute, 2)):\(pad(second, 2)).\(pad(millisecond, 3))"
     }
 
+    /// The date of a text in one of the formats of
+    /// ``DatabaseDateComponents``, with a date part: a time alone is not a
+    /// date.
     static func date(from text: String) -> Date? {
-        var scanner = DigitScanner(Array(text.utf8))
-        guard let year = scanner.number(digits: 4), scanner.skip("-"),
-              let month = scanner.number(digits: 2), scanner.skip("-"),
-              let day = scanner.number(digits: 2),
-              (1...12).contains(month), (1...31).contains(day)
-        else { return nil }
-        var seconds = Double(daysSince1970(year: year, month: month, day: day)) * 86_400
-        if scanner.skip(" ") || scanner.skip("T") {
-            guard let hour = scanner.number(digits: 2), scanner.skip(":"),
-                  let minute = scanner.number(digits: 2),
-                  hour < 24, minute < 60
+        components(from: text).flatMap(date(from:))
+    }
+
+    /// The date of components with a date part; out-of-range values (month
+    /// 13, day 32) roll over, as a calendar would.
+    static func date(from components: DatabaseDateComponents) -> Date? {
+        guard components.format.hasYMDComponents else { return nil }
+        let parts = components.dateComponents
+        guard let year = parts.year, let month = parts.month, let day = parts.day else { return nil }
+        let hour = parts.hour ?? 0, minute = parts.minute ?? 0, second = parts.second ?? 0
+        var seconds: Double
+        if (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 60 {
+            seconds = Double(daysSince1970(year: year, month: month, day: day)) * 86_400
+                + Double(hour * 3600 + minute * 60 + second)
+        } else {
+            var calendar = Calendar(identifier: .gregorian)
+            calendar.timeZone = TimeZone(secondsFromGMT: 0)!
+            var utc = parts
+            utc.timeZone = nil
+            guard let date = calendar.date(from: utc) else { return nil }
+            return Date(timeIntervalSince1970: date.timeIntervalSince1970 - Double(parts.timeZone?.secondsFromGMT() ?? 0))
+        }
+        seconds += Double(parts.nanosecond ?? 0) / 1e9
+        seconds -= Double(parts.timeZone?.secondsFromGMT() ?? 0)
+        return Date(timeIntervalSince1970: seconds)
+    }
+
+    /// Parses `YYYY-MM-DD`, optionally followed by a space or `T` and a
+    /// time; or a time alone: `HH:MM`, `HH:MM:SS`, `HH:MM:SS.SSS` (one to
+    /// three fraction digits are kept, more are read and dropped), then an
+    /// optional `Z` or `±HH:MM`. Out-of-range numbers are kept as they are.
+    static func components(from text: String) -> DatabaseDateComponents? {
+        var text = text
+        return text.withUTF8 { components(UnsafeRawBufferPointer($0)) }
+    }
+
+    static func components(_ bytes: UnsafeRawBufferPointer) -> DatabaseDateComponents? {
+        var scanner = DigitScanner(bytes)
+        var parts = DateComponents()
+        let format: DatabaseDateComponents.Format
+        if bytes.count > 4, bytes[4] == UInt8(ascii: "-") {
+            guard let year = scanner.number(digits: 4), scanner.skip("-"),
+                  let month = scanner.number(digits: 2), scanner.skip("-"),
+                  let day = scanner.number(digits: 2)
             else { return nil }
-            seconds += Double(hour * 3600 + minute * 60)
-            if scanner.skip(":") {
-                guard let second = scanner.number(digits: 2), second < 60 else { return nil }
-                seconds += Double(second)
-                if scanner.skip(".") {
-                    guard let fraction = scanner.fraction() else { return nil }
-                    seconds += fraction
-                }
+            (parts.year, parts.month, parts.day) = (year, month, day)
+            if scanner.isAtEnd { return DatabaseDateComponents(parts, format: .YMD) }
+            guard scanner.skip(" ") || scanner.skip("T"), let time = scanTime(&scanner, into: &parts) else { return nil }
+            switch time {
+            case .HM: format = .YMD_HM
+            case .HMS: format = .YMD_HMS
+            default: format = .YMD_HMSS
             }
-            if scanner.skip("Z") {
-                // UTC already
-            } else if let sign = scanner.sign() {
-                guard let offsetHours = scanner.number(digits: 2), scanner.skip(":"),
-                      let offsetMinutes = scanner.number(digits: 2)
-                else { return nil }
-                seconds -= Double(sign * (offsetHours * 3600 + offsetMinutes * 60))
-            }
+        } else if bytes.count > 2, bytes[2] == UInt8(ascii: ":") {
+            guard let time = scanTime(&scanner, into: &parts) else { return nil }
+            format = time
+        } else {
+            return nil
         }
         guard scanner.isAtEnd else { return nil }
-        return Date(timeIntervalSince1970: seconds)
+        return DatabaseDateComponents(parts, format: format)
+    }
+
+    private static func scanTime(_ scanner: inout DigitScanner, into parts: inout DateComponents) -> DatabaseDateComponents.Format? {
+        guard let hour = scanner.number(digits: 2), scanner.skip(":"), let minute = scanner.number(digits: 2) else { return nil }
+        (parts.hour, parts.minute) = (hour, minute)
+        if scanner.isAtEnd || scanTimeZone(&scanner, into: &parts) { return .HM }
+        guard scanner.skip(":"), let second = scanner.number(digits: 2) else { return nil }
+        parts.second = second
+        if scanner.isAtEnd || scanTimeZone(&scanner, into: &parts) { return .HMS }
+        guard scanner.skip("."), let fraction = scanner.fractionDigits(keeping: 3), fraction.1 > 0 else { return nil }
+        parts.nanosecond = fraction.0 * 1_000_000
+        _ = scanTimeZone(&scanner, into: &parts)
+        return .HMSS
+    }
+
+    private static func scanTimeZone(_ scanner: inout DigitScanner, into parts: inout DateComponents) -> Bool {
+        if scanner.skip("Z") {
+            parts.timeZone = TimeZone(secondsFromGMT: 0)
+            return true
+        }
+        guard let sign = scanner.sign() else { return false }
+        guard let hours = scanner.number(digits: 2), scanner.skip(":"), let minutes = scanner.number(digits: 2) else { return false }
+        parts.timeZone = TimeZone(secondsFromGMT: sign * (hours * 3600 + minutes * 60))
+        return true
     }
 
     private static func pad(_ value: Int64, _ width: Int) -> String {
@@ -89,10 +145,10 @@ enum SQLiteDateFormat {
 }
 
 private struct DigitScanner {
-    let bytes: [UInt8]
+    let bytes: UnsafeRawBufferPointer
     var position = 0
 
-    init(_ bytes: [UInt8]) { self.bytes = bytes }
+    init(_ bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
 
     var isAtEnd: Bool { position == bytes.count }
 
@@ -113,15 +169,18 @@ private struct DigitScanner {
         return value
     }
 
-    mutating func fraction() -> Double? {
-        var value = 0.0, scale = 0.1, count = 0
+    /// Reads the digits of a fraction: the value of the first `kept`
+    /// digits, scaled to `kept` digits (".5" is 500 for 3), and how many
+    /// digits there were.
+    mutating func fractionDigits(keeping kept: Int) -> (Int, Int)? {
+        var value = 0, count = 0
         while position < bytes.count, (48...57).contains(bytes[position]) {
-            value += Double(bytes[position] - 48) * scale
-            scale /= 10
+            if count < kept { value = value * 10 + Int(bytes[position] - 48) }
             position += 1
             count += 1
         }
-        return count > 0 ? value : nil
+        for _ in min(count, kept)..<kept { value *= 10 }
+        return (value, count)
     }
 
     mutating func sign() -> Int? {

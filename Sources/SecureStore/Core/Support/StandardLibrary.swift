@@ -4,7 +4,7 @@ internal import CSQLCipher
 
 // MARK: Integers
 
-extension DatabaseValueConvertible where Self: FixedWidthInteger {
+extension DatabaseValueConvertible where Self: FixedWidthInteger & Codable {
     /// Integers that do not fit Int64 (large UInt64 values) are stored as
     /// REAL, the way SQLite itself stores large integer literals.
     public var databaseValue: DatabaseValue {
@@ -12,29 +12,27 @@ extension DatabaseValueConvertible where Self: FixedWidthInteger {
         return DatabaseValue(storage: .double(Double(self)))
     }
 
-    /// Accepts integers that fit, and reals with no fractional part that fit.
+    /// Accepts integers that fit, and reals truncated toward zero that
+    /// fit (as GRDB does: 1.9 reads as 1).
     public static func fromDatabaseValue(_ dbValue: DatabaseValue) -> Self? {
-        switch dbValue.storage {
-        case .int64(let value): return Self(exactly: value)
-        case .double(let value): return Self(exactly: value)
-        default: return nil
-        }
+        Int64.fromDatabaseValue(dbValue).flatMap { Self(exactly: $0) }
     }
 }
 
+// The fast path reads a live statement and lets SQLite convert the column,
+// as GRDB does and documents ("GRDB will sometimes let those conversions go
+// through"): `Int.fetchOne(db, sql: "PRAGMA cipher_page_size")` reads the
+// TEXT '1024' as 1024. Copied rows and `fromDatabaseValue` stay strict.
+// NULL is nil here, so that callers need no separate NULL check.
+
 extension StatementColumnConvertible where Self: FixedWidthInteger {
+    /// SQLite's integer conversion of the column; nil for NULL, and for
+    /// integers that do not fit.
     @inline(__always)
     public init?(sqliteStatement: SQLiteStatement, index: CInt) {
-        switch sqlite3_column_type(sqliteStatement, index) {
-        case SQLITE_INTEGER:
-            guard let value = Self(exactly: sqlite3_column_int64(sqliteStatement, index)) else { return nil }
-            self = value
-        case SQLITE_FLOAT:
-            guard let value = Self(exactly: sqlite3_column_double(sqliteStatement, index)) else { return nil }
-            self = value
-        default:
-            return nil
-        }
+        guard sqlite3_column_type(sqliteStatement, index) != SQLITE_NULL,
+              let value = Self(exactly: sqlite3_column_int64(sqliteStatement, index)) else { return nil }
+        self = value
     }
 }
 
@@ -50,17 +48,24 @@ extension Int8: DatabaseValueConvertible, StatementColumnConvertible {}
 extension Int16: DatabaseValueConvertible, StatementColumnConvertible {}
 extension Int32: DatabaseValueConvertible, StatementColumnConvertible {}
 extension Int64: DatabaseValueConvertible, StatementColumnConvertible {
-    @inline(__always)
-    public init?(sqliteStatement: SQLiteStatement, index: CInt) {
-        switch sqlite3_column_type(sqliteStatement, index) {
-        case SQLITE_INTEGER:
-            self = sqlite3_column_int64(sqliteStatement, index)
-        case SQLITE_FLOAT:
-            guard let value = Int64(exactly: sqlite3_column_double(sqliteStatement, index)) else { return nil }
-            self = value
+    /// Accepts integers, and reals in range, truncated toward zero.
+    public static func fromDatabaseValue(_ dbValue: DatabaseValue) -> Int64? {
+        switch dbValue.storage {
+        case .int64(let value):
+            return value
+        case .double(let value):
+            guard value >= Double(Int64.min), value < Double(Int64.max) else { return nil }
+            return Int64(value)
         default:
             return nil
         }
+    }
+
+    /// SQLite's integer conversion of the column; nil for NULL.
+    @inline(__always)
+    public init?(sqliteStatement: SQLiteStatement, index: CInt) {
+        guard sqlite3_column_type(sqliteStatement, index) != SQLITE_NULL else { return nil }
+        self = sqlite3_column_int64(sqliteStatement, index)
     }
 }
 extension UInt: DatabaseValueConvertible, StatementColumnConvertible {}
@@ -83,16 +88,15 @@ extension Bool: DatabaseValueConvertible, StatementColumnConvertible {
         }
     }
 
+    /// Zero is false, as SQLite converts the column to an integer; nil for
+    /// NULL.
     public init?(sqliteStatement: SQLiteStatement, index: CInt) {
-        switch sqlite3_column_type(sqliteStatement, index) {
-        case SQLITE_INTEGER: self = sqlite3_column_int64(sqliteStatement, index) != 0
-        case SQLITE_FLOAT: self = sqlite3_column_double(sqliteStatement, index) != 0
-        default: return nil
-        }
+        guard sqlite3_column_type(sqliteStatement, index) != SQLITE_NULL else { return nil }
+        self = sqlite3_column_int64(sqliteStatement, index) != 0
     }
 }
 
-extension DatabaseValueConvertible where Self: BinaryFloatingPoint {
+extension DatabaseValueConvertible where Self: BinaryFloatingPoint & Codable {
     public var databaseValue: DatabaseValue { DatabaseValue(storage: .double(Double(self))) }
 
     public static func fromDatabaseValue(_ dbValue: DatabaseValue) -> Self? {
@@ -105,22 +109,20 @@ extension DatabaseValueConvertible where Self: BinaryFloatingPoint {
 }
 
 extension StatementColumnConvertible where Self: BinaryFloatingPoint {
+    /// SQLite's real conversion of the column; nil for NULL.
     @inline(__always)
     public init?(sqliteStatement: SQLiteStatement, index: CInt) {
-        switch sqlite3_column_type(sqliteStatement, index) {
-        case SQLITE_INTEGER, SQLITE_FLOAT: self = Self(sqlite3_column_double(sqliteStatement, index))
-        default: return nil
-        }
+        guard sqlite3_column_type(sqliteStatement, index) != SQLITE_NULL else { return nil }
+        self = Self(sqlite3_column_double(sqliteStatement, index))
     }
 }
 
 extension Double: DatabaseValueConvertible, StatementColumnConvertible {
+    /// SQLite's real conversion of the column; nil for NULL.
     @inline(__always)
     public init?(sqliteStatement: SQLiteStatement, index: CInt) {
-        switch sqlite3_column_type(sqliteStatement, index) {
-        case SQLITE_INTEGER, SQLITE_FLOAT: self = sqlite3_column_double(sqliteStatement, index)
-        default: return nil
-        }
+        guard sqlite3_column_type(sqliteStatement, index) != SQLITE_NULL else { return nil }
+        self = sqlite3_column_double(sqliteStatement, index)
     }
 }
 extension Float: DatabaseValueConvertible, StatementColumnConvertible {}
@@ -130,14 +132,20 @@ extension Float: DatabaseValueConvertible, StatementColumnConvertible {}
 extension String: DatabaseValueConvertible, StatementColumnConvertible {
     public var databaseValue: DatabaseValue { DatabaseValue(storage: .string(self)) }
 
+    /// Accepts TEXT, and BLOBs of UTF-8 text, as SQLite converts them.
     public static func fromDatabaseValue(_ dbValue: DatabaseValue) -> String? {
-        if case .string(let value) = dbValue.storage { return value }
-        return nil
+        switch dbValue.storage {
+        case .string(let value): return value
+        case .blob(let data): return String(data: data, encoding: .utf8)
+        default: return nil
+        }
     }
 
+    /// SQLite's text conversion of the column (`SELECT 1` reads as "1");
+    /// nil for NULL.
     @inline(__always)
     public init?(sqliteStatement: SQLiteStatement, index: CInt) {
-        guard sqlite3_column_type(sqliteStatement, index) == SQLITE_TEXT else { return nil }
+        guard sqlite3_column_type(sqliteStatement, index) != SQLITE_NULL else { return nil }
         self.init(columnOf: sqliteStatement, at: index)
     }
 }
@@ -150,10 +158,12 @@ extension Optional: DatabaseValueConvertible where Wrapped: DatabaseValueConvert
     /// nil is stored as NULL.
     public var databaseValue: DatabaseValue { self?.databaseValue ?? .null }
 
-    /// NULL decodes as `.some(nil)`; a value that cannot be converted as nil.
+    /// NULL decodes as `.some(nil)`, unless the wrapped type reads NULL
+    /// itself (``DatabaseValue`` reads it as `.null`); a value that cannot
+    /// be converted as nil.
     public static func fromDatabaseValue(_ dbValue: DatabaseValue) -> Wrapped?? {
-        if dbValue.isNull { return .some(nil) }
-        return Wrapped.fromDatabaseValue(dbValue).map { .some($0) }
+        if let value = Wrapped.fromDatabaseValue(dbValue) { return .some(value) }
+        return dbValue.isNull ? .some(nil) : nil
     }
 
     /// A missing column decodes as nil, as a NULL would.

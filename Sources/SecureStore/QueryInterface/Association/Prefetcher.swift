@@ -1,0 +1,117 @@
+/// Fetches the to-many associations of `including(all:)`: one query per
+/// association, after the parent rows, whatever their number.
+///
+/// For a foreign key of one column the children are filtered with the
+/// parents' keys: `WHERE "authorId" IN (1, 2, 3)`, the same SQL as GRDB.
+/// SQLite 3.15.2 takes at most 999 arguments per statement, so beyond 999
+/// keys they are written in the SQL text as literals (the statement text
+/// that SQLite shows is the same as with arguments). For a key of several
+/// columns, the parent request itself becomes a common table expression:
+/// `WITH grdb_base AS (SELECT a, b FROM parent) ... WHERE (a, b) IN grdb_base`.
+///
+/// Each child row carries its parent key in `grdb_<column>` columns, and
+/// the rows are grouped into the parents' prefetched rows by that key.
+enum Prefetcher {
+    /// SQLite's SQLITE_MAX_VARIABLE_NUMBER in 3.15.2.
+    static let maximumArgumentCount = 999
+
+    static func prefetch(_ db: Database, associations: [SQLAssociation], from origin: SQLRelation, into rows: [Row]) throws {
+        guard let firstRow = rows.first else { return }
+        for association in associations {
+            guard case .foreignKey(let foreignKey) = association.pivot.condition else {
+                throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "cannot prefetch an association without a foreign key")
+            }
+            let mapping = try foreignKey.joinMapping(db, from: origin.source.tableName)
+            let pivotColumns = mapping.map(\.right)
+            let leftColumns = mapping.map(\.left)
+            let request: QueryInterfaceRequest<Row>
+            if mapping.count > 1 {
+                var base = origin.removingPrefetchedAssociations()
+                if base.limit == nil { base = base.unordered() }
+                base = base.selectOnly(leftColumns.map { SQLExpression.column($0).sqlSelection })
+                let cte = CommonTableExpression<Row>(named: "grdb_base", request: SQLSubquery.relation(base))
+                let pivot = SQLExpression.rowValue(pivotColumns.map(SQLExpression.column)) ?? .null
+                request = childRequest(association, filter: cte.contains(pivot), pivotColumns: pivotColumns).with(cte)
+            } else {
+                let filter = try keyFilter(db, column: pivotColumns[0], leftColumn: leftColumns[0], rows: rows)
+                request = childRequest(association, filter: filter, pivotColumns: pivotColumns)
+            }
+            let children = try request.fetchAll(db)
+            let groups = try group(children, byColumns: pivotColumns.map { "grdb_" + $0 })
+            let parentIndexes = try indexes(of: leftColumns, in: firstRow)
+            for row in rows {
+                let key = parentIndexes.map { row.databaseValue(atIndex: $0) }
+                row.prefetchedRowsStorage.setRows(groups[key] ?? [], forKeyPath: association.keyPath)
+            }
+        }
+    }
+
+    /// The children of `association`, filtered on their pivot, with the
+    /// pivot columns added as `grdb_<column>`.
+    private static func childRequest(_ association: SQLAssociation, filter: SQLExpression, pivotColumns: [String]) -> QueryInterfaceRequest<Row> {
+        let pivotAlias = TableAlias()
+        let relation = association
+            .with { $0.pivot.relation = $0.pivot.relation.aliased(pivotAlias).filter(filter) }
+            .destinationRelation()
+            .annotatedWhenConnected { _ in pivotColumns.map { pivotAlias[$0].forKey("grdb_" + $0) } }
+        return QueryInterfaceRequest(relation: relation)
+    }
+
+    /// `column IN (keys)` over the parents' distinct non-NULL keys, sorted;
+    /// `=` for one key, false for none. Beyond 999 keys, the keys are SQL
+    /// literals.
+    private static func keyFilter(_ db: Database, column: String, leftColumn: String, rows: [Row]) throws -> SQLExpression {
+        guard let index = rows.first?.index(forColumn: leftColumn) else {
+            throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "column \(leftColumn) is not selected: it is needed to prefetch associated records")
+        }
+        var keys = Set(rows.map { $0.databaseValue(atIndex: index) })
+        keys.remove(.null)
+        let sorted = keys.sorted(by: DatabaseValue.sortsBefore)
+        let values: [SQLExpression]
+        if sorted.count > maximumArgumentCount {
+            let context = SQLGenerationContext(db, inlinesValues: true)
+            values = try sorted.map { .literal(SQL(sql: try context.placeholder(for: $0))) }
+        } else {
+            values = sorted.map(\.sqlExpression)
+        }
+        return SQLCollection.array(values).contains(Column(column).sqlExpression)
+    }
+
+    private static func indexes(of columns: [String], in row: Row) throws -> [Int] {
+        try columns.map { column in
+            guard let index = row.index(forColumn: column) else {
+                throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "column \(column) is not selected: it is needed to prefetch associated records")
+            }
+            return index
+        }
+    }
+
+    private static func group(_ rows: [Row], byColumns columns: [String]) throws -> [[DatabaseValue]: [Row]] {
+        guard let first = rows.first else { return [:] }
+        let indexes = try indexes(of: columns, in: first)
+        return Dictionary(grouping: rows) { row in indexes.map { row.databaseValue(atIndex: $0) } }
+    }
+}
+
+extension DatabaseValue {
+    /// SQLite's order: NULL, numbers, text, blobs.
+    static func sortsBefore(_ lhs: DatabaseValue, _ rhs: DatabaseValue) -> Bool {
+        func rank(_ value: DatabaseValue) -> Int {
+            switch value.storage {
+            case .null: return 0
+            case .int64, .double: return 1
+            case .string: return 2
+            case .blob: return 3
+            }
+        }
+        switch (lhs.storage, rhs.storage) {
+        case let (.int64(a), .int64(b)): return a < b
+        case let (.double(a), .double(b)): return a < b
+        case let (.int64(a), .double(b)): return Double(a) < b
+        case let (.double(a), .int64(b)): return a < Double(b)
+        case let (.string(a), .string(b)): return a.utf8.lexicographicallyPrecedes(b.utf8)
+        case let (.blob(a), .blob(b)): return a.lexicographicallyPrecedes(b)
+        default: return rank(lhs) < rank(rhs)
+        }
+    }
+}
