@@ -24,17 +24,8 @@
 # YARDSTICK_TIMEOUT (seconds per process, default 300).
 set -euo pipefail
 
-repo="$(cd "$(dirname "$0")/.." && pwd)"
-mirror="${GRDB_MIRROR:-/opt/swift-packages/groue/GRDB.swift.git}"
-tag=7.10.0
-scratch="${YARDSTICK_DIR:-${TMPDIR:-/tmp}/securestore-grdb-yardstick}"
+source "$(dirname "$0")/yardstick/mirror.sh" grdb-yardstick YARDSTICK_DIR securestore-grdb-yardstick
 timeout="${YARDSTICK_TIMEOUT:-300}"
-
-case "$scratch/" in
-    "$repo"/*) echo "grdb-yardstick: YARDSTICK_DIR must be outside the project ($repo)" >&2; exit 64 ;;
-esac
-git -C "$mirror" rev-parse --verify --quiet "$tag^{commit}" >/dev/null \
-    || { echo "grdb-yardstick: no GRDB $tag in $mirror (set GRDB_MIRROR)" >&2; exit 66; }
 
 tests="$scratch/Tests/GRDBTests"
 

@@ -84,8 +84,15 @@ extension Database {
                 resultCode: .SQLITE_MISUSE,
                 message: "cannot change the key of an unencrypted database: \(path) was opened without a key; encrypt it first")
         }
-        guard !isInsideTransaction else {
-            throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "cannot change the key inside a transaction")
+        // sqlite3_rekey commits the transaction so far: the key may change
+        // first thing in a transaction (GRDB's `write { db in try
+        // db.changePassphrase(...) }`), not after changes, which it would
+        // commit early, out of their transaction.
+        guard !(isInsideTransaction && authorizer.transactionHasWrites) else {
+            throw DatabaseError(resultCode: .SQLITE_MISUSE, message: """
+                cannot change the key after changes in the same transaction: sqlite3_rekey would commit them early. \
+                Change the key first in the transaction, or outside of one
+                """)
         }
         let code = passphrase.withUnsafeBytes { sqlite3_rekey(sqliteConnection, $0.baseAddress, CInt($0.count)) }
         // Prepared statements stay valid across a rekey: the cache is kept.
@@ -165,19 +172,26 @@ extension Database {
     }
 
     /// The error for a file that SQLCipher cannot read, in plain words.
+    ///
+    /// The message starts with SQLite's own text ("file is encrypted or is
+    /// not a database"), so that code that matches on it keeps working;
+    /// the advice follows.
     func unreadableFileError() -> DatabaseError {
-        let message: String
+        let advice: String
         if Database.hasPlaintextHeader(path: path) {
-            message = isKeyed
+            advice = isKeyed
                 ? "file is not encrypted: \(path) is a plaintext SQLite database, and a key was given. Encrypt it first (migrate-tool encrypt), or open it without a key"
-                : "file is not a database: \(path) has a plaintext header but cannot be read"
+                : "\(path) has a plaintext header but cannot be read"
         } else if isKeyed {
-            message = "file is not a database, or the key is wrong: \(path) cannot be read with the given key and cipher settings (\(configuration.cipherSettings)). Check the key, and give the cipher settings the file was made with (files made with SQLCipher 4 defaults cannot be read by SQLCipher 3)"
+            advice = "the key is wrong, or the file is not a database: \(path) cannot be read with the given key and cipher settings (\(configuration.cipherSettings)). Check the key, and give the cipher settings the file was made with (files made with SQLCipher 4 defaults cannot be read by SQLCipher 3)"
         } else {
-            message = "file is encrypted or is not a database: \(path) cannot be read without a key. Give its key with usePassphrase in Configuration.prepareDatabase"
+            advice = "\(path) cannot be read without a key. Give its key with usePassphrase in Configuration.prepareDatabase"
         }
-        return DatabaseError(resultCode: .SQLITE_NOTADB, message: message)
+        return DatabaseError(resultCode: .SQLITE_NOTADB, message: Database.notADatabaseText + " - " + advice)
     }
+
+    /// SQLite's text for `SQLITE_NOTADB`.
+    static let notADatabaseText = ResultCode.SQLITE_NOTADB.errorString ?? "file is encrypted or is not a database"
 
     /// True if the file starts with "SQLite format 3\0": an unencrypted
     /// database. An encrypted one starts with its random salt.

@@ -140,7 +140,47 @@ public final class Database {
         statementCache.removeAll()
         schemaCache.clear()
         StatementAuthorizer.unregister(on: sqliteConnection)
+        authorizer.broker?.uninstallHooks(sqliteConnection)
+        authorizer.broker = nil
     }
+
+    /// The transaction observers of the connection; made on first use.
+    var observationBroker: DatabaseObservationBroker {
+        if let broker = authorizer.broker { return broker }
+        let broker = DatabaseObservationBroker(self)
+        authorizer.broker = broker
+        return broker
+    }
+
+    /// Drops the cached statements that delete rows: whether they turn
+    /// off the truncate optimization depends on the observers, decided
+    /// when they compile.
+    func dropCachedStatementsThatDelete() {
+        statementCache = statementCache.filter { !$0.value.canDeleteRows }
+    }
+
+    /// True while ``recordingSelection(_:_:)`` runs.
+    var isRecordingSelectedRegion = false
+    /// The region read by the statements run while recording.
+    var selectedRegion = DatabaseRegion()
+
+    /// Runs `body`, and adds to `region` what its statements read: how an
+    /// observation learns what to observe.
+    public func recordingSelection<T>(_ region: inout DatabaseRegion, _ body: () throws -> T) rethrows -> T {
+        let wasRecording = isRecordingSelectedRegion
+        let outerRegion = selectedRegion
+        isRecordingSelectedRegion = true
+        selectedRegion = DatabaseRegion()
+        defer {
+            region.formUnion(selectedRegion)
+            isRecordingSelectedRegion = wasRecording
+            selectedRegion = wasRecording ? outerRegion.union(selectedRegion) : DatabaseRegion()
+        }
+        return try body()
+    }
+
+    /// True on a read-only connection, and inside a read-only access.
+    public var isReadOnly: Bool { configuration.readonly || readOnlyDepth > 0 }
 
     func checkOpen() throws {
         if isClosed { throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "Connection is closed") }
@@ -210,14 +250,22 @@ public final class Database {
         guard let handle else { return nil }
         var refusal = authorizer.refusal
         if !authorizer.sawAction { refusal = refusalOfActionlessStatement(handle) }
-        let statement = Statement(sqliteStatement: handle, sql: String(cString: sqlite3_sql(handle)).trimmedSQLStatement,
+        let statement = Statement(database: self, sqliteStatement: handle, sql: String(cString: sqlite3_sql(handle)).trimmedSQLStatement,
                                   publicStatementArguments: configuration.publicStatementArguments)
         if authorizer.guardsMigration, let refusal {
             throw StatementRefusalError(refusal: refusal, sql: statement.sql)
         }
         statement.reads = authorizer.reads
         let effect = authorizer.schemaEffect
-        if effect != .none || refusal != nil {
+        statement.authorizerEventKinds = authorizer.eventKinds
+        statement.transactionEffect = authorizer.transactionEffect
+        statement.canDeleteRows = authorizer.canDeleteRows
+        statement.isWrite = statement.transactionEffect == nil && sqlite3_stmt_readonly(handle) == 0
+        // Statements that may write, change the schema or a transaction
+        // are followed as they run (the schema cache, migrations, and
+        // transaction observers); reads run unwatched.
+        if effect != .none || refusal != nil || statement.transactionEffect != nil
+            || !statement.authorizerEventKinds.isEmpty || sqlite3_stmt_readonly(handle) == 0 {
             statement.schemaEffect = effect
             statement.refusal = refusal
             statement.authorizer = authorizer

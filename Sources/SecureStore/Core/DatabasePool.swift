@@ -82,6 +82,37 @@ public final class DatabasePool: DatabaseWriter {
         try readers.withReader { reader in try reader.reentrantSync(value) }
     }
 
+    /// Starts a read on a reader, from the writer's queue: returns once the
+    /// reader's snapshot is taken (it sees exactly what the writer has
+    /// committed so far), and `value` goes on running on the reader while
+    /// the writer moves on. How observations fetch without blocking writes.
+    ///
+    /// Returns false, and runs nothing, during a barrier write (readers
+    /// are held by the barrier): the caller reads on the writer instead.
+    func asyncConcurrentRead(_ value: @escaping @Sendable (Result<Database, any Error>) -> Void) -> Bool {
+        guard !readers.isExclusive else { return false }
+        let snapshotTaken = DispatchSemaphore(value: 0)
+        readers.asyncWithReader { result in
+            guard case .success(let db) = result else {
+                snapshotTaken.signal()
+                return value(result)
+            }
+            do {
+                try db.beginTransaction(.deferred)
+                _ = try Int.fetchOne(db, sql: "SELECT 1 FROM sqlite_master LIMIT 1")
+            } catch {
+                snapshotTaken.signal()
+                try? db.rollback()
+                return value(.failure(error))
+            }
+            snapshotTaken.signal()
+            value(.success(db))
+            try? db.rollback()
+        }
+        snapshotTaken.wait()
+        return true
+    }
+
     private static func isolatedRead<T>(_ db: Database, _ value: (Database) throws -> T) throws -> T {
         var result: T?
         try db.inTransaction(.deferred) {
@@ -125,6 +156,44 @@ public final class DatabasePool: DatabaseWriter {
 
     public func unsafeReentrantWrite<T>(_ updates: (Database) throws -> T) throws -> T {
         try writer.reentrantSync(updates)
+    }
+
+    public func asyncRead(_ value: @escaping @Sendable (Result<Database, any Error>) -> Void) {
+        readers.asyncWithReader { result in
+            result.deliver(isolatedBy: { db, body in try Self.isolatedRead(db) { _ in try body() } }, to: value)
+        }
+    }
+
+    public func asyncUnsafeRead(_ value: @escaping @Sendable (Result<Database, any Error>) -> Void) {
+        readers.asyncWithReader(value)
+    }
+
+    public func asyncWriteWithoutTransaction(_ updates: @escaping @Sendable (Database) -> Void) {
+        writer.async { result in if case .success(let db) = result { updates(db) } }
+    }
+
+    public func asyncBarrierWriteWithoutTransaction(_ updates: @escaping @Sendable (Result<Database, any Error>) -> Void) {
+        let readers = self.readers, writer = self.writer
+        DispatchQueue.global().async {
+            do {
+                try readers.exclusively { try writer.sync { db in updates(.success(db)) } }
+            } catch {
+                updates(.failure(error))
+            }
+        }
+    }
+
+    public func _add<Reducer: ValueReducer>(
+        observation: ValueObservation<Reducer>,
+        scheduling scheduler: some ValueObservationScheduler,
+        onChange: @escaping @Sendable (Reducer.Value) -> Void
+    ) -> AnyDatabaseCancellable {
+        let concurrentRead: ((@escaping @Sendable (Result<Database, any Error>) -> Void) -> Bool)? =
+            observation.requiresWriteAccess ? nil : { [weak self] read in
+                self?.asyncConcurrentRead(read) ?? false
+            }
+        return ValueObserver.start(observation, writer: self, serialized: writer, concurrentRead: concurrentRead,
+                                   scheduler: scheduler, onChange: onChange)
     }
 
     // MARK: Keys
@@ -183,12 +252,38 @@ final class ReaderPool: @unchecked Sendable {
         return try body(reader)
     }
 
+    /// Runs `body` later on a reader, which is in use until `body` returns.
+    func asyncWithReader(_ body: @escaping @Sendable (Result<Database, any Error>) -> Void) {
+        permits.wait()
+        let reader: SerializedDatabase
+        do {
+            reader = try lock.withLock { idle.popLast() } ?? SerializedDatabase(path: path, configuration: configuration, label: label)
+        } catch {
+            permits.signal()
+            return body(.failure(error))
+        }
+        reader.async { result in
+            body(result)
+            self.lock.withLock { self.idle.append(reader) }
+            self.permits.signal()
+        }
+    }
+
     /// Runs `body` while no reader is in use and none can start.
     func exclusively<T>(_ body: () throws -> T) throws -> T {
         for _ in 0..<maximumCount { permits.wait() }
-        defer { for _ in 0..<maximumCount { permits.signal() } }
+        lock.withLock { exclusiveDepth += 1 }
+        defer {
+            lock.withLock { exclusiveDepth -= 1 }
+            for _ in 0..<maximumCount { permits.signal() }
+        }
         return try body()
     }
+
+    private var exclusiveDepth = 0
+
+    /// True while `exclusively` runs.
+    var isExclusive: Bool { lock.withLock { exclusiveDepth > 0 } }
 
     /// Closes the idle readers; new reads open new ones.
     func closeAll() throws {

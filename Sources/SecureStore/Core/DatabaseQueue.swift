@@ -101,4 +101,33 @@ public final class DatabaseQueue: DatabaseWriter {
     public func unsafeReentrantWrite<T>(_ updates: (Database) throws -> T) throws -> T {
         try serialized.reentrantSync(updates)
     }
+
+    public func asyncRead(_ value: @escaping @Sendable (Result<Database, any Error>) -> Void) {
+        serialized.async { result in
+            result.deliver(isolatedBy: { db, body in
+                try db.readOnly { try db.inTransaction(.deferred) { try body(); return .commit } }
+            }, to: value)
+        }
+    }
+
+    public func asyncUnsafeRead(_ value: @escaping @Sendable (Result<Database, any Error>) -> Void) {
+        serialized.async(value)
+    }
+
+    public func asyncWriteWithoutTransaction(_ updates: @escaping @Sendable (Database) -> Void) {
+        serialized.async { result in if case .success(let db) = result { updates(db) } }
+    }
+
+    public func asyncBarrierWriteWithoutTransaction(_ updates: @escaping @Sendable (Result<Database, any Error>) -> Void) {
+        serialized.async(updates)
+    }
+
+    public func _add<Reducer: ValueReducer>(
+        observation: ValueObservation<Reducer>,
+        scheduling scheduler: some ValueObservationScheduler,
+        onChange: @escaping @Sendable (Reducer.Value) -> Void
+    ) -> AnyDatabaseCancellable {
+        return ValueObserver.start(observation, writer: self, serialized: serialized, concurrentRead: nil,
+                                   scheduler: scheduler, onChange: onChange)
+    }
 }

@@ -21,4 +21,37 @@ public protocol DatabaseReader: AnyObject, Sendable {
 
     /// Like ``unsafeRead(_:)``, and can be called from inside another access.
     func unsafeReentrantRead<T>(_ value: (Database) throws -> T) throws -> T
+
+    /// Runs `value` later, with read-only access in a transaction; a
+    /// closed connection gives an error.
+    func asyncRead(_ value: @escaping @Sendable (Result<Database, any Error>) -> Void)
+
+    /// Runs `value` later, with no isolation guarantee.
+    func asyncUnsafeRead(_ value: @escaping @Sendable (Result<Database, any Error>) -> Void)
+
+    /// Starts a ``ValueObservation``: use ``ValueObservation/start(in:scheduling:onError:onChange:)``.
+    func _add<Reducer: ValueReducer>(
+        observation: ValueObservation<Reducer>,
+        scheduling scheduler: some ValueObservationScheduler,
+        onChange: @escaping @Sendable (Reducer.Value) -> Void
+    ) -> AnyDatabaseCancellable
+}
+
+extension Result where Success == Database, Failure == any Error {
+    /// Hands the connection to `value` inside `isolation` (a read-only
+    /// transaction, for example). A failure to reach the connection, or to
+    /// open the isolation, reaches `value` as an error; an error closing it
+    /// after `value` ran is dropped, as `value` has already had its turn.
+    func deliver(
+        isolatedBy isolation: (Database, () throws -> Void) throws -> Void,
+        to value: @escaping (Result<Database, any Error>) -> Void
+    ) {
+        guard case .success(let db) = self else { return value(self) }
+        var delivered = false
+        do {
+            try isolation(db) { delivered = true; value(.success(db)) }
+        } catch {
+            if !delivered { value(.failure(error)) }
+        }
+    }
 }

@@ -22,6 +22,13 @@ public protocol DatabaseWriter: DatabaseReader {
     /// Like ``writeWithoutTransaction(_:)``, and can be called from inside
     /// another access.
     func unsafeReentrantWrite<T>(_ updates: (Database) throws -> T) throws -> T
+
+    /// Runs `updates` later, outside of any transaction (nothing runs on a
+    /// closed connection).
+    func asyncWriteWithoutTransaction(_ updates: @escaping @Sendable (Database) -> Void)
+
+    /// Runs `updates` later, once every other access has finished.
+    func asyncBarrierWriteWithoutTransaction(_ updates: @escaping @Sendable (Result<Database, any Error>) -> Void)
 }
 
 extension DatabaseWriter {
@@ -34,6 +41,30 @@ extension DatabaseWriter {
     /// Async version of ``write(_:)``.
     public func write<T: Sendable>(_ updates: @escaping @Sendable (Database) throws -> T) async throws -> T {
         try await writeWithoutTransaction { db in try db.inTransactionReturning(updates) }
+    }
+}
+
+extension DatabaseWriter {
+    /// Runs `updates` later in a transaction, then `completion` with its
+    /// result (on the writer's queue).
+    public func asyncWrite<T>(
+        _ updates: @escaping @Sendable (Database) throws -> T,
+        completion: @escaping @Sendable (Database, Result<T, any Error>) -> Void
+    ) {
+        asyncWriteWithoutTransaction { db in
+            completion(db, Result { try db.inTransactionReturning(updates) })
+        }
+    }
+
+    /// Registers a transaction observer on the writer connection.
+    public func add(transactionObserver: some TransactionObserver & Sendable,
+                    extent: Database.TransactionObservationExtent = .observerLifetime) {
+        try? writeWithoutTransaction { db in db.add(transactionObserver: transactionObserver, extent: extent) }
+    }
+
+    /// Unregisters a transaction observer.
+    public func remove(transactionObserver: some TransactionObserver & Sendable) {
+        try? writeWithoutTransaction { db in db.remove(transactionObserver: transactionObserver) }
     }
 }
 

@@ -57,6 +57,18 @@ final class SerializedDatabase: @unchecked Sendable {
         }
     }
 
+    /// Runs `block` on the queue, later; a closed connection gives an error.
+    func async(_ block: @escaping @Sendable (Result<Database, any Error>) -> Void) {
+        queue.async {
+            do {
+                try self.db.checkOpen()
+                block(.success(self.db))
+            } catch {
+                block(.failure(error))
+            }
+        }
+    }
+
     func close() throws {
         try queue.sync { try db.close() }
     }

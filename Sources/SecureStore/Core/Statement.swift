@@ -43,11 +43,41 @@ public final class Statement {
     /// What the statement reads, as the authorizer reported it.
     var reads: [(table: String, column: String)] = []
 
+    /// How a statement begins or ends a transaction or savepoint.
+    enum TransactionEffect: Equatable {
+        case beginTransaction
+        case commitTransaction
+        case rollbackTransaction
+        case beginSavepoint(String)
+        case releaseSavepoint(String)
+        case rollbackSavepoint(String)
+    }
+
+    /// The kinds of changes the statement may make, as the authorizer
+    /// reported them.
+    var authorizerEventKinds: [DatabaseEventKind] = []
+    /// How the statement begins or ends a transaction or savepoint.
+    var transactionEffect: TransactionEffect?
+    /// True when the statement deletes rows.
+    var canDeleteRows = false
+    /// True when the statement may write (not a transaction statement).
+    var isWrite = false
+    /// True when running the statement drops the schema cache.
+    var invalidatesDatabaseSchemaCache: Bool { schemaEffect == .schemaChange }
+
     /// The tables, columns and rows the statement reads: what an
     /// observation of it tracks.
     public var databaseRegion: DatabaseRegion {
         get {
             if let regionOverride { return regionOverride }
+            if reads.isEmpty && isWrite == false {
+                // SQLite 3.15.2 reports no read for `SELECT COUNT(*) FROM t`:
+                // the tables the program opens tell.
+                if let programRegion { return programRegion }
+                let region = tablesOpenedByProgram()
+                programRegion = region
+                return region
+            }
             return reads.reduce(into: DatabaseRegion()) { region, read in
                 region.formUnion(read.column.isEmpty
                     ? DatabaseRegion(table: read.table)
@@ -57,8 +87,42 @@ public final class Statement {
         set { regionOverride = newValue }
     }
     private var regionOverride: DatabaseRegion?
+    private var programRegion: DatabaseRegion?
 
-    init(sqliteStatement: SQLiteStatement, sql: String, publicStatementArguments: Bool) {
+    /// The tables whose b-trees (or indexes) the statement's program opens
+    /// for reading, as `EXPLAIN` shows them (`OpenRead` root pages).
+    private func tablesOpenedByProgram() -> DatabaseRegion {
+        let connection = sqlite3_db_handle(sqliteStatement)
+        var explain: OpaquePointer?
+        defer { sqlite3_finalize(explain) }
+        guard sqlite3_prepare_v2(connection, "EXPLAIN " + sql, -1, &explain, nil) == SQLITE_OK, let explain else { return DatabaseRegion() }
+        var pages: Set<[Int64]> = []
+        while sqlite3_step(explain) == SQLITE_ROW {
+            guard let opcode = sqlite3_column_text(explain, 1), String(cString: opcode) == "OpenRead" else { continue }
+            pages.insert([sqlite3_column_int64(explain, 3), sqlite3_column_int64(explain, 4)])  // root page, schema
+        }
+        var region = DatabaseRegion()
+        for page in pages {
+            let master = page[1] == 1 ? "sqlite_temp_master" : page[1] == 0 ? "sqlite_master" : nil
+            guard let master else { return .fullDatabase }  // an attached schema: be safe
+            var lookup: OpaquePointer?
+            defer { sqlite3_finalize(lookup) }
+            guard sqlite3_prepare_v2(connection, "SELECT tbl_name FROM \(master) WHERE rootpage = ?", -1, &lookup, nil) == SQLITE_OK,
+                  let lookup else { return .fullDatabase }
+            sqlite3_bind_int64(lookup, 1, page[0])
+            if sqlite3_step(lookup) == SQLITE_ROW, let table = sqlite3_column_text(lookup, 0) {
+                region.formUnion(DatabaseRegion(table: String(cString: table)))
+            }
+        }
+        return region
+    }
+
+    /// The connection that prepared the statement. A statement is only
+    /// used inside an access to its connection, which outlives it there.
+    unowned(unsafe) let database: Database
+
+    init(database: Database, sqliteStatement: SQLiteStatement, sql: String, publicStatementArguments: Bool) {
+        self.database = database
         self.sqliteStatement = sqliteStatement
         self.sql = sql
         self.publicStatementArguments = publicStatementArguments
@@ -346,20 +410,26 @@ public final class Statement {
     /// statement is done.
     @discardableResult
     public func step() throws -> Bool {
-        if let authorizer { try authorizer.statementWillRun(self) }
+        if !isStepped {
+            if let authorizer { try authorizer.statementWillRun(self) }
+            if database.isRecordingSelectedRegion { database.selectedRegion.formUnion(databaseRegion) }
+        }
         isStepped = true
         switch sqlite3_step(sqliteStatement) {
         case SQLITE_ROW:
             return true
         case SQLITE_DONE:
+            if let authorizer { try authorizer.statementDidRun(self) }
             return false
         case let code:
+            let error = DatabaseError(connection: sqlite3_db_handle(sqliteStatement), code: code,
+                                      sql: sql, arguments: arguments,
+                                      publicStatementArguments: publicStatementArguments)
             // sqlite3_reset returns the same error, and makes the statement
             // reusable at once.
             reset()
-            throw DatabaseError(connection: sqlite3_db_handle(sqliteStatement), code: code,
-                                sql: sql, arguments: arguments,
-                                publicStatementArguments: publicStatementArguments)
+            if let authorizer { try authorizer.statementDidFail(self) }
+            throw error
         }
     }
 

@@ -86,6 +86,20 @@ final class StatementAuthorizer {
     /// The (table, column) pairs the statement reads; an empty column
     /// for a read of the whole table (`COUNT(*)`).
     private(set) var reads: [(table: String, column: String)] = []
+    /// The kinds of changes the statement may make, for transaction
+    /// observers: one per table and kind, updated columns merged.
+    private(set) var eventKinds: [DatabaseEventKind] = []
+    /// How the statement begins or ends a transaction or savepoint.
+    private(set) var transactionEffect: Statement.TransactionEffect?
+    /// True when the statement deletes rows of a table.
+    private(set) var canDeleteRows = false
+
+    /// The connection's transaction observers, once there are some.
+    var broker: DatabaseObservationBroker?
+
+    /// True once a statement that writes ran in the current transaction:
+    /// `changePassphrase` would commit its changes early.
+    private(set) var transactionHasWrites = false
 
     init(schemaCache: SchemaCache) {
         self.schemaCache = schemaCache
@@ -97,14 +111,41 @@ final class StatementAuthorizer {
         refusal = nil
         sawAction = false
         reads.removeAll(keepingCapacity: true)
+        eventKinds.removeAll()
+        transactionEffect = nil
+        canDeleteRows = false
     }
 
-    /// Called when a classified statement is stepped.
+    /// Called when a classified statement starts running.
     func statementWillRun(_ statement: Statement) throws {
         if guardsMigration, let refusal = statement.refusal {
             throw StatementRefusalError(refusal: refusal, sql: statement.sql)
         }
         schemaCache.statementWillRun(statement.schemaEffect)
+        if sqlite3_get_autocommit(sqlite3_db_handle(statement.sqliteStatement)) != 0 { transactionHasWrites = false }
+        if statement.isWrite { transactionHasWrites = true }
+        broker?.statementWillExecute(statement)
+    }
+
+    /// Called when a classified statement is done.
+    func statementDidRun(_ statement: Statement) throws {
+        try broker?.statementDidExecute(statement)
+    }
+
+    /// Called when a classified statement fails; throws the error that
+    /// replaces SQLite's (an observer that refused the commit).
+    func statementDidFail(_ statement: Statement) throws {
+        try broker?.statementDidFail(statement)
+    }
+
+    private func recordChange(_ kind: DatabaseEventKind) {
+        if case let .update(table, columns) = kind,
+           let index = eventKinds.firstIndex(where: { if case .update(let other, _) = $0 { return other == table } else { return false } }),
+           case let .update(_, existing) = eventKinds[index] {
+            eventKinds[index] = .update(tableName: table, columnNames: existing.union(columns))
+        } else if !eventKinds.contains(kind) {
+            eventKinds.append(kind)
+        }
     }
 
     /// Installs the callback. The connection keeps an unretained pointer:
@@ -127,6 +168,20 @@ final class StatementAuthorizer {
         switch action {
         case SQLITE_READ:
             if let first, let second { reads.append((String(cString: first), String(cString: second))) }
+        case SQLITE_INSERT:
+            if let first, let table = Self.observableTable(first) { recordChange(.insert(tableName: table)) }
+        case SQLITE_UPDATE:
+            if let first, let second, let table = Self.observableTable(first) {
+                recordChange(.update(tableName: table, columnNames: [String(cString: second)]))
+            }
+        case SQLITE_DELETE:
+            if let first, let table = Self.observableTable(first) {
+                recordChange(.delete(tableName: table))
+                canDeleteRows = true
+                // SQLITE_IGNORE turns off the truncate optimization, which
+                // deletes all rows without telling the update hook.
+                if broker?.observesDeletions(on: table) == true { return SQLITE_IGNORE }
+            }
         case SQLITE_CREATE_INDEX...SQLITE_DROP_VIEW, SQLITE_ALTER_TABLE, SQLITE_CREATE_VTABLE, SQLITE_DROP_VTABLE:
             schemaEffect = .schemaChange
         case SQLITE_ATTACH:
@@ -138,9 +193,22 @@ final class StatementAuthorizer {
         case SQLITE_TRANSACTION:
             if schemaEffect == .none { schemaEffect = .transaction }
             let verb = first.map { String(cString: $0) } ?? "BEGIN"
+            switch verb {
+            case "BEGIN": transactionEffect = .beginTransaction
+            case "COMMIT": transactionEffect = .commitTransaction
+            default: transactionEffect = .rollbackTransaction
+            }
             return refuse(.transaction, verb)
         case SQLITE_SAVEPOINT:
             if schemaEffect == .none { schemaEffect = .transaction }
+            if let first, let second {
+                let name = String(cString: second)
+                switch String(cString: first) {
+                case "BEGIN": transactionEffect = .beginSavepoint(name)
+                case "RELEASE": transactionEffect = .releaseSavepoint(name)
+                default: transactionEffect = .rollbackSavepoint(name)
+                }
+            }
         case SQLITE_PRAGMA:
             guard let first else { break }
             if let kind = Self.refusedPragma(String(cString: first), assigns: second != nil) {
@@ -151,6 +219,13 @@ final class StatementAuthorizer {
             break
         }
         return SQLITE_OK
+    }
+
+    /// The table of a change, unless it is one of SQLite's own (the
+    /// schema), whose changes the update hook never reports.
+    private static func observableTable(_ name: UnsafePointer<CChar>) -> String? {
+        let table = String(cString: name)
+        return Database.isSQLiteInternalTable(table) ? nil : table
     }
 
     /// Records the refusal, and denies the statement while a migration runs.

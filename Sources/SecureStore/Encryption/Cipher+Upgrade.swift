@@ -60,7 +60,7 @@ extension Cipher {
         }
         throw DatabaseError(
             resultCode: .SQLITE_NOTADB,
-            message: "file is not a database, or the key is wrong: \(path) does not open with this key in any format SQLCipher 3 reads (3.x; 2.x, also from big-endian devices and 2.0 betas; 1.x). Files made with SQLCipher 4 cannot be read by SQLCipher 3. The file is unchanged")
+            message: Database.notADatabaseText + " - the key is wrong, or the file is not a database: \(path) does not open with this key in any format SQLCipher 3 reads (3.x; 2.x, also from big-endian devices and 2.0 betas; 1.x). Files made with SQLCipher 4 cannot be read by SQLCipher 3. The file is unchanged")
     }
 
     /// Rewrites a SQLCipher 1.x or 2.x file (including 2.0 betas and files

@@ -7,9 +7,9 @@
 /// ```
 public struct DatabaseRegion: Sendable, Hashable, CustomStringConvertible {
     /// nil for the full database.
-    private let tables: [String: TableRegion]?
+    private let tables: [CaseInsensitiveIdentifier: TableRegion]?
 
-    private init(tables: [String: TableRegion]?) { self.tables = tables }
+    private init(tables: [CaseInsensitiveIdentifier: TableRegion]?) { self.tables = tables }
 
     /// The empty region.
     public init() { self.init(tables: [:]) }
@@ -19,16 +19,17 @@ public struct DatabaseRegion: Sendable, Hashable, CustomStringConvertible {
     public static let fullDatabase = DatabaseRegion(tables: nil)
 
     /// A whole table.
-    init(table: String) { self.init(tables: [table.lowercased(): TableRegion(name: table, columns: nil, rowIDs: nil)]) }
+    init(table: String) { self.init(tables: [CaseInsensitiveIdentifier(rawValue: table): TableRegion(columns: nil, rowIds: nil)]) }
 
     /// Some columns of a table.
     init(table: String, columns: Set<String>) {
-        self.init(tables: [table.lowercased(): TableRegion(name: table, columns: Set(columns.map { $0.lowercased() }), rowIDs: nil)])
+        self.init(tables: [CaseInsensitiveIdentifier(rawValue: table):
+            TableRegion(columns: Set(columns.map(CaseInsensitiveIdentifier.init(rawValue:))), rowIds: nil)])
     }
 
     /// Some rows of a table.
-    init(table: String, rowIDs: Set<Int64>) {
-        self.init(tables: [table.lowercased(): TableRegion(name: table, columns: nil, rowIDs: rowIDs)])
+    init(table: String, rowIds: Set<Int64>) {
+        self.init(tables: [CaseInsensitiveIdentifier(rawValue: table): TableRegion(columns: nil, rowIds: rowIds)])
     }
 
     /// True for the empty region.
@@ -50,94 +51,101 @@ public struct DatabaseRegion: Sendable, Hashable, CustomStringConvertible {
     func intersection(_ other: DatabaseRegion) -> DatabaseRegion {
         guard let tables else { return other }
         guard let otherTables = other.tables else { return self }
-        var result: [String: TableRegion] = [:]
-        for (key, region) in tables {
-            guard let otherRegion = otherTables[key] else { continue }
+        var result: [CaseInsensitiveIdentifier: TableRegion] = [:]
+        for (table, region) in tables {
+            guard let otherRegion = otherTables[table] else { continue }
             let shared = region.intersection(otherRegion)
-            if !shared.isEmpty { result[key] = shared }
+            if !shared.isEmpty { result[table] = shared }
         }
         return DatabaseRegion(tables: result)
     }
 
     /// The region, with `table` restricted to some rows.
-    func tableIntersection(_ table: String, rowIDs: Set<Int64>) -> DatabaseRegion {
-        guard var tables else { return DatabaseRegion(table: table, rowIDs: rowIDs) }
-        let key = table.lowercased()
+    func tableIntersection(_ table: String, rowIds: Set<Int64>) -> DatabaseRegion {
+        guard var tables else { return DatabaseRegion(table: table, rowIds: rowIds) }
+        let key = CaseInsensitiveIdentifier(rawValue: table)
         guard let region = tables[key] else { return self }
-        let restricted = region.intersection(TableRegion(name: table, columns: nil, rowIDs: rowIDs))
+        let restricted = region.intersection(TableRegion(columns: nil, rowIds: rowIds))
         tables[key] = restricted.isEmpty ? nil : restricted
         return DatabaseRegion(tables: tables)
     }
 
-    /// The tables of the region, by name; nil for the full database.
-    var tableNames: Set<String>? { tables.map { Set($0.values.map(\.name)) } }
+    /// The tables of the region, as named; nil for the full database.
+    var tableNames: Set<String>? { tables.map { Set($0.keys.map(\.rawValue)) } }
 
     /// The columns of a table in the region: nil for all of them, or when
     /// the table is not in it (check ``tableNames``).
-    func columns(of table: String) -> Set<String>? { tables?[table.lowercased()]?.columns }
-
-    /// True if a change of `table`, of one of `columns` (nil: any column),
-    /// can touch the region.
-    func intersects(table: String, columns: Set<String>?) -> Bool {
-        guard let tables else { return true }
-        guard let region = tables[table.lowercased()] else { return false }
-        guard let regionColumns = region.columns, let columns else { return true }
-        return !regionColumns.isDisjoint(with: columns.map { $0.lowercased() })
+    func columns(of table: String) -> Set<String>? {
+        tables?[CaseInsensitiveIdentifier(rawValue: table)]?.columns.map { Set($0.map(\.rawValue)) }
     }
 
-    /// True if a change of one row can touch the region.
-    func contains(table: String, rowID: Int64) -> Bool {
-        guard let tables else { return true }
-        guard let region = tables[table.lowercased()] else { return false }
-        return region.rowIDs?.contains(rowID) ?? true
-    }
-
-    /// The region without SQLite's own tables (`sqlite_master`...).
-    var ignoringInternalTables: DatabaseRegion {
+    /// The region without SQLite's own tables (`sqlite_master`...), which
+    /// changes never report, with the table names of the schema (views
+    /// left out): what an observer watches.
+    func observableRegion(_ db: Database) throws -> DatabaseRegion {
         guard let tables else { return self }
-        return DatabaseRegion(tables: tables.filter { !$0.key.hasPrefix("sqlite_") })
+        var result: [CaseInsensitiveIdentifier: TableRegion] = [:]
+        for (table, region) in tables where !Database.isSQLiteInternalTable(table.rawValue) {
+            guard let name = try db.canonicalTableName(table.rawValue) else { continue }
+            let key = CaseInsensitiveIdentifier(rawValue: name)
+            result[key] = result[key].map { $0.union(region) } ?? region
+        }
+        return DatabaseRegion(tables: result)
+    }
+
+    /// True if changes of this kind can modify the region.
+    public func isModified(byEventsOfKind eventKind: DatabaseEventKind) -> Bool {
+        !intersection(eventKind.modifiedRegion).isEmpty
+    }
+
+    /// True if this change can modify the region. A change of a table
+    /// that is not in the region counts (virtual tables change their
+    /// shadow tables without saying so).
+    public func isModified(by event: DatabaseEvent) -> Bool {
+        guard let tables, let region = tables[CaseInsensitiveIdentifier(rawValue: event.tableName)] else { return true }
+        return region.rowIds?.contains(event.rowID) ?? true
+    }
+
+    /// The kinds of changes that can modify the region, for
+    /// `TransactionObserver.observes(eventsOfKind:)`.
+    func impactfulEventKinds(_ db: Database) throws -> [DatabaseEventKind] {
+        let tableNames: [String]
+        if let tables {
+            tableNames = tables.keys.map(\.rawValue)
+        } else {
+            tableNames = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'")
+                .filter { !Database.isSQLiteInternalTable($0) }
+        }
+        return try tableNames.flatMap { table -> [DatabaseEventKind] in
+            let columns = try self.columns(of: table) ?? Set(db.columns(in: table).map(\.name))
+            return [.delete(tableName: table), .insert(tableName: table), .update(tableName: table, columnNames: columns)]
+        }
     }
 
     /// `player(name,score)[1,2],team(*)`, tables sorted.
     public var description: String {
         guard let tables else { return "full database" }
         if tables.isEmpty { return "empty" }
-        return tables.values.sorted { $0.name < $1.name }.map { region in
-            var text = region.name + "(" + (region.columns.map { $0.sorted().joined(separator: ",") } ?? "*") + ")"
-            if let rowIDs = region.rowIDs { text += "[" + rowIDs.sorted().map(String.init).joined(separator: ",") + "]" }
+        return tables.sorted { $0.key.rawValue < $1.key.rawValue }.map { table, region in
+            var text = table.rawValue + "(" + (region.columns.map { $0.map(\.rawValue).sorted().joined(separator: ",") } ?? "*") + ")"
+            if let rowIds = region.rowIds { text += "[" + rowIds.sorted().map(String.init).joined(separator: ",") + "]" }
             return text
         }.joined(separator: ",")
     }
-
-    /// Regions are equal when they cover the same tables, columns and rows.
-    public static func == (lhs: DatabaseRegion, rhs: DatabaseRegion) -> Bool { lhs.tables == rhs.tables }
-
-    /// Hashes the tables.
-    public func hash(into hasher: inout Hasher) { hasher.combine(tables) }
 }
 
 /// The part of one table in a region.
 private struct TableRegion: Hashable, Sendable {
-    /// The table's name, as first seen.
-    let name: String
-    /// Lowercased column names; nil for every column.
-    var columns: Set<String>?
+    /// nil for every column.
+    var columns: Set<CaseInsensitiveIdentifier>?
     /// nil for every row.
-    var rowIDs: Set<Int64>?
+    var rowIds: Set<Int64>?
 
-    var isEmpty: Bool { columns?.isEmpty == true || rowIDs?.isEmpty == true }
-
-    static func == (lhs: TableRegion, rhs: TableRegion) -> Bool { lhs.columns == rhs.columns && lhs.rowIDs == rhs.rowIDs }
-
-    func hash(into hasher: inout Hasher) {
-        hasher.combine(columns)
-        hasher.combine(rowIDs)
-    }
+    var isEmpty: Bool { columns?.isEmpty == true || rowIds?.isEmpty == true }
 
     func union(_ other: TableRegion) -> TableRegion {
-        TableRegion(name: name,
-                    columns: columns.flatMap { mine in other.columns.map { mine.union($0) } },
-                    rowIDs: rowIDs.flatMap { mine in other.rowIDs.map { mine.union($0) } })
+        TableRegion(columns: columns.flatMap { mine in other.columns.map { mine.union($0) } },
+                    rowIds: rowIds.flatMap { mine in other.rowIds.map { mine.union($0) } })
     }
 
     func intersection(_ other: TableRegion) -> TableRegion {
@@ -146,7 +154,7 @@ private struct TableRegion: Hashable, Sendable {
             guard let rhs else { return lhs }
             return lhs.intersection(rhs)
         }
-        return TableRegion(name: name, columns: both(columns, other.columns), rowIDs: both(rowIDs, other.rowIDs))
+        return TableRegion(columns: both(columns, other.columns), rowIds: both(rowIds, other.rowIds))
     }
 }
 

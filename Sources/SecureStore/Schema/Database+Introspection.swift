@@ -34,6 +34,19 @@ extension Database {
         tableName.starts(with: "grdb_")
     }
 
+    /// The name of a table as the schema spells it, or nil when there is no
+    /// such table (views are not tables).
+    func canonicalTableName(_ table: String) throws -> String? {
+        for schema in try schemaNames() {
+            if let name = try String.fetchOne(
+                self, sql: "SELECT name FROM \(masterTable(schema)) WHERE type = 'table' AND name = ? COLLATE NOCASE",
+                arguments: [table]) {
+                return name
+            }
+        }
+        return nil
+    }
+
     /// The schemas to search for an unqualified name, in SQLite's order.
     func schemaNames() throws -> [String] {
         let attached = try Row.fetchAll(self, sql: "PRAGMA database_list").map { $0["name"] as String }

@@ -28,3 +28,22 @@ extension String {
         byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte
     }
 }
+
+/// An identifier (a table or column name) that keeps its case and compares
+/// ignoring it, as SQLite does: `Player` and `player` are the same table.
+struct CaseInsensitiveIdentifier: Hashable, Sendable, CustomStringConvertible {
+    /// The identifier as written.
+    let rawValue: String
+    private let folded: String
+
+    init(rawValue: String) {
+        self.rawValue = rawValue
+        folded = rawValue.lowercased()
+    }
+
+    static func == (lhs: Self, rhs: Self) -> Bool { lhs.folded == rhs.folded }
+
+    func hash(into hasher: inout Hasher) { hasher.combine(folded) }
+
+    var description: String { rawValue }
+}

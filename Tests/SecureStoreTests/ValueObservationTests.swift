@@ -1,0 +1,196 @@
+import Foundation
+import SecureStore
+import XCTest
+
+/// ValueObservation and DatabaseRegionObservation on encrypted queues and
+/// pools: values follow commits, in order, and survive migrations and key
+/// changes.
+final class ValueObservationTests: SecureStoreTestCase {
+    /// Collects the values of an observation, and waits for them.
+    private final class Values<T: Sendable>: @unchecked Sendable {
+        private let condition = NSCondition()
+        private var values: [T] = []
+        private var errors: [any Error] = []
+
+        func append(_ value: T) { condition.withLock { values.append(value); condition.broadcast() } }
+        func fail(_ error: any Error) { condition.withLock { errors.append(error); condition.broadcast() } }
+
+        /// Waits until `predicate` holds for the values so far.
+        func wait(timeout: TimeInterval = 10, until predicate: ([T]) -> Bool) -> [T] {
+            let deadline = Date(timeIntervalSinceNow: timeout)
+            condition.lock()
+            defer { condition.unlock() }
+            while !predicate(values), errors.isEmpty, condition.wait(until: deadline) {}
+            return values
+        }
+
+        var all: [T] { condition.withLock { values } }
+        var failures: [any Error] { condition.withLock { errors } }
+    }
+
+    private func makePool(_ name: String = "pool.sqlite") throws -> DatabasePool {
+        try DatabasePool(path: path(name), configuration: keyedConfiguration(passphrase: "secret"))
+    }
+
+    private func createPlayers(_ writer: some DatabaseWriter) throws {
+        try writer.write { db in
+            try db.execute(sql: "CREATE TABLE player (id INTEGER PRIMARY KEY, name TEXT, score INT)")
+            try db.execute(sql: "CREATE TABLE other (id INTEGER PRIMARY KEY)")
+        }
+    }
+
+    private let queue = DispatchQueue(label: "ValueObservationTests")
+
+    func testQueueObservationFollowsRelevantCommitsOnly() throws {
+        let dbQueue = try makeEncryptedQueue()
+        try createPlayers(dbQueue)
+        let values = Values<Int>()
+        let fetches = Values<Void>()
+        let observation = ValueObservation
+            .tracking { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM player")! }
+            .handleEvents(willFetch: { fetches.append(()) })
+        let cancellable = observation.start(in: dbQueue, scheduling: .async(onQueue: queue),
+                                            onError: values.fail, onChange: values.append)
+        XCTAssertEqual(values.wait { $0.count == 1 }, [0])
+        try dbQueue.write { db in try db.execute(sql: "INSERT INTO other DEFAULT VALUES") }   // not observed
+        try dbQueue.write { db in try db.execute(sql: "INSERT INTO player (name) VALUES ('a')") }
+        try dbQueue.inTransaction { db in
+            try db.execute(sql: "INSERT INTO player (name) VALUES ('rolled back')")
+            return .rollback
+        }
+        try dbQueue.write { db in try db.execute(sql: "INSERT INTO player (name) VALUES ('b'), ('c')") }
+        XCTAssertEqual(values.wait { $0.last == 3 }, [0, 1, 3])
+        XCTAssertEqual(fetches.all.count, 3, "unrelated and rolled back transactions do not fetch")
+        cancellable.cancel()
+        try dbQueue.write { db in try db.execute(sql: "INSERT INTO player (name) VALUES ('d')") }
+        queue.sync {}
+        XCTAssertEqual(values.all, [0, 1, 3], "no value after cancel")
+        XCTAssertTrue(values.failures.isEmpty)
+    }
+
+    func testRegionIsRecordedFromTheFetchAndFollowsIt() throws {
+        let dbQueue = try makeEncryptedQueue()
+        try createPlayers(dbQueue)
+        let regions = Values<String>()
+        let values = Values<[String]>()
+        let observation = ValueObservation
+            .tracking { db in try String.fetchAll(db, sql: "SELECT name FROM player WHERE score > 10 ORDER BY name") }
+            .removeDuplicates()
+            .handleEvents(willTrackRegion: { regions.append($0.description) })
+        let cancellable = observation.start(in: dbQueue, scheduling: .async(onQueue: queue),
+                                            onError: values.fail, onChange: values.append)
+        _ = values.wait { $0.count == 1 }
+        try dbQueue.write { db in try db.execute(sql: "INSERT INTO player (name, score) VALUES ('low', 1)") }   // no new value
+        try dbQueue.write { db in try db.execute(sql: "INSERT INTO player (name, score) VALUES ('high', 20)") }
+        XCTAssertEqual(values.wait { $0.count == 2 }, [[], ["high"]])
+        XCTAssertEqual(regions.all.first, "player(name,score)")
+        withExtendedLifetime(cancellable) {}
+    }
+
+    func testPoolObservationUnderConcurrentWritersAndReadersMissesNothingAndKeepsOrder() throws {
+        let dbPool = try makePool()
+        try dbPool.write { db in try db.execute(sql: "CREATE TABLE counter (id INTEGER PRIMARY KEY, value INT); INSERT INTO counter VALUES (1, 0)") }
+        let values = Values<Int>()
+        let cancellable = ValueObservation
+            .tracking { db in try Int.fetchOne(db, sql: "SELECT value FROM counter")! }
+            .start(in: dbPool, scheduling: .async(onQueue: queue), onError: values.fail, onChange: values.append)
+        _ = values.wait { !$0.isEmpty }
+        // 2 writers and 8 readers for a timed run.
+        let deadline = Date(timeIntervalSinceNow: 2)
+        let group = DispatchGroup()
+        final class Counter: @unchecked Sendable { let lock = NSLock(); var writes = 0 }
+        let counter = Counter()
+        for _ in 0..<2 {
+            DispatchQueue.global().async(group: group) {
+                while Date() < deadline {
+                    try? dbPool.write { db in try db.execute(sql: "UPDATE counter SET value = value + 1") }
+                    counter.lock.withLock { counter.writes += 1 }
+                }
+            }
+        }
+        for _ in 0..<8 {
+            DispatchQueue.global().async(group: group) {
+                while Date() < deadline { _ = try? dbPool.read { db in try Int.fetchOne(db, sql: "SELECT value FROM counter") } }
+            }
+        }
+        group.wait()
+        let final = try dbPool.read { db in try Int.fetchOne(db, sql: "SELECT value FROM counter")! }
+        let seen = values.wait { $0.last == final }
+        XCTAssertEqual(seen.last, final, "the last committed value is observed")
+        XCTAssertEqual(seen, seen.sorted(), "values come in commit order")
+        XCTAssertEqual(Set(seen).count, seen.count, "one fetch per commit: no value twice")
+        XCTAssertGreaterThan(counter.writes, 10)
+        XCTAssertTrue(values.failures.isEmpty)
+        print("pool observation: \(counter.writes) commits, \(seen.count) values")
+        withExtendedLifetime(cancellable) {}
+    }
+
+    func testValuesAsyncSequenceEndsWithItsTask() async throws {
+        let dbPool = try makePool()
+        try createPlayers(dbPool)
+        let task = Task {
+            var seen: [Int] = []
+            for try await count in ValueObservation.tracking({ try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM player")! }).values(in: dbPool) {
+                seen.append(count)
+                if count == 2 { break }
+            }
+            return seen
+        }
+        try await Task.sleep(nanoseconds: 100_000_000)
+        try await dbPool.write { db in try db.execute(sql: "INSERT INTO player (name) VALUES ('a')") }
+        try await Task.sleep(nanoseconds: 100_000_000)
+        try await dbPool.write { db in try db.execute(sql: "INSERT INTO player (name) VALUES ('b')") }
+        let seen = try await task.value
+        XCTAssertEqual(seen.first, 0)
+        XCTAssertEqual(seen.last, 2)
+        XCTAssertEqual(seen, seen.sorted())
+    }
+
+    func testObservationSurvivesAMigrationAndAKeyChange() throws {
+        let dbPool = try makePool()
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1") { db in try db.execute(sql: "CREATE TABLE player (id INTEGER PRIMARY KEY, name TEXT)") }
+        migrator.registerMigration("v2") { db in try db.execute(sql: "INSERT INTO player (name) VALUES ('seed')") }
+        try migrator.migrate(dbPool, upTo: "v1")
+        let values = Values<Int>()
+        let cancellable = ValueObservation
+            .tracking { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM player")! }
+            .start(in: dbPool, scheduling: .async(onQueue: queue), onError: values.fail, onChange: values.append)
+        _ = values.wait { $0 == [0] }
+        try migrator.migrate(dbPool)
+        XCTAssertEqual(values.wait { $0.last == 1 }.last, 1, "a migration is a transaction like the others")
+        try dbPool.changePassphrase("rotated")
+        try dbPool.write { db in try db.execute(sql: "INSERT INTO player (name) VALUES ('after rekey')") }
+        XCTAssertEqual(values.wait { $0.last == 2 }.last, 2, "readers were reopened with the new key")
+        XCTAssertTrue(values.failures.isEmpty, "\(values.failures)")
+        withExtendedLifetime(cancellable) {}
+    }
+
+    func testRegionObservationReportsImpactfulTransactions() throws {
+        let dbQueue = try makeEncryptedQueue()
+        try createPlayers(dbQueue)
+        let counts = Values<Int>()
+        let cancellable = DatabaseRegionObservation(tracking: Table("player"))
+            .start(in: dbQueue, onError: counts.fail) { db in
+                counts.append(try! Int.fetchOne(db, sql: "SELECT COUNT(*) FROM player")!)
+            }
+        try dbQueue.write { db in try db.execute(sql: "INSERT INTO other DEFAULT VALUES") }
+        try dbQueue.write { db in try db.execute(sql: "INSERT INTO player (name) VALUES ('a')") }
+        try dbQueue.write { db in try db.execute(sql: "INSERT INTO player (name) VALUES ('b')") }
+        XCTAssertEqual(counts.all, [1, 2], "called on the writer, right after each commit that changed players")
+        cancellable.cancel()
+        try dbQueue.write { db in try db.execute(sql: "INSERT INTO player (name) VALUES ('c')") }
+        XCTAssertEqual(counts.all, [1, 2])
+    }
+
+    func testFetchErrorEndsTheObservation() throws {
+        let dbQueue = try makeEncryptedQueue()
+        let values = Values<Int>()
+        let cancellable = ValueObservation
+            .tracking { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM missing")! }
+            .start(in: dbQueue, scheduling: .async(onQueue: queue), onError: values.fail, onChange: values.append)
+        _ = values.wait { _ in false }
+        XCTAssertEqual((values.failures.first as? DatabaseError)?.message, "no such table: missing")
+        withExtendedLifetime(cancellable) {}
+    }
+}
