@@ -117,6 +117,18 @@ private func makeEncryptedPool(in directory: URL) throws -> DatabasePool {
         #expect(log.last("SELECT") == #"SELECT "name" FROM "brand" WHERE "rank" > 3"#)
         #expect(filtered == ["Éric", "arthur", "Zazie"])
 
+        let doubled = try catalog.reader.read { db in
+            try Brand.annotated { ($0.rank * 2).forKey("doubled") }.order { $0.rank }.asRequest(of: Row.self).fetchAll(db)
+                .map { $0["doubled"] as Int }
+        }
+        #expect(log.last("SELECT") == #"SELECT *, "rank" * 2 AS "doubled" FROM "brand" ORDER BY "rank""#)
+        #expect(doubled == [6, 8, 10, 12])
+        let groups = try catalog.reader.read { db in
+            try Brand.select { count($0.name) }.group { $0.rank > 4 }.having { count($0.name) > 1 }.asRequest(of: Int.self).fetchAll(db)
+        }
+        #expect(log.last("SELECT") == #"SELECT COUNT("name") FROM "brand" GROUP BY "rank" > 4 HAVING COUNT("name") > 1"#)
+        #expect(groups == [2, 2])
+
         for (collation, name) in [(DatabaseCollation.unicodeCompare, "swiftCompare"),
                                   (.caseInsensitiveCompare, "swiftCaseInsensitiveCompare"),
                                   (.localizedCompare, "swiftLocalizedCompare"),

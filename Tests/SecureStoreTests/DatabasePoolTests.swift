@@ -17,6 +17,8 @@ final class DatabasePoolTests: SecureStoreTestCase {
             try db.execute(sql: "CREATE TABLE t (a TEXT); INSERT INTO t VALUES ('pooled')")
         }
         XCTAssertEqual(try dbPool.read { try String.fetchOne($0, sql: "PRAGMA journal_mode") }, "wal")
+        // GRDB's pool setting: synchronous = NORMAL (1) on the writer.
+        XCTAssertEqual(try dbPool.write { try Int.fetchOne($0, sql: "PRAGMA synchronous") }, 1)
         XCTAssertEqual(try dbPool.read { try String.fetchOne($0, sql: "SELECT a FROM t") }, "pooled")
         try dbPool.close()
         let cli = try CommandLineClient.sqlcipher(path("pool.sqlite"), preamble: "PRAGMA key = 'secret';", sql: "SELECT a FROM t;")
@@ -25,6 +27,21 @@ final class DatabasePoolTests: SecureStoreTestCase {
         XCTAssertThrowsError(try makePool(passphrase: "wrong")) { error in
             XCTAssertEqual((error as? DatabaseError)?.resultCode, .SQLITE_NOTADB)
         }
+    }
+
+    func testCheckpointTruncatesTheWALFile() throws {
+        let dbPool = try makePool()
+        try dbPool.write { db in try db.execute(sql: "CREATE TABLE t (a); INSERT INTO t VALUES (randomblob(10000))") }
+        let wal = path("pool.sqlite") + "-wal"
+        XCTAssertGreaterThan(try FileManager.default.attributesOfItem(atPath: wal)[.size] as? Int ?? 0, 0)
+        let frames = try dbPool.writeWithoutTransaction { db in try db.checkpoint(.truncate) }
+        XCTAssertEqual(frames.walFrameCount, 0)
+        XCTAssertEqual(try FileManager.default.attributesOfItem(atPath: wal)[.size] as? Int, 0)
+        XCTAssertEqual(try dbPool.read { db in try Int.fetchOne(db, sql: "SELECT length(a) FROM t") }, 10000)
+        // Not in WAL mode: nothing to copy.
+        let dbQueue = try makeEncryptedQueue("queue.sqlite")
+        let none = try dbQueue.inDatabase { db in try db.checkpoint() }
+        XCTAssertEqual(none.walFrameCount, -1)
     }
 
     func testKeyIsDerivedOncePerPool() throws {

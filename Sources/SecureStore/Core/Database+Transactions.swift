@@ -94,8 +94,10 @@ extension Database {
         try rollback()
     }
 
-    /// Runs `value` with writes forbidden (`PRAGMA query_only`).
+    /// Runs `value` with writes forbidden (`PRAGMA query_only`; nothing to
+    /// do on a read-only connection).
     public func readOnly<T>(_ value: () throws -> T) throws -> T {
+        if configuration.readonly { return try value() }
         if readOnlyDepth == 0 { try execute(sql: "PRAGMA query_only = 1") }
         readOnlyDepth += 1
         defer {

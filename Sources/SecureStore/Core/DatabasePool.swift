@@ -40,6 +40,10 @@ public final class DatabasePool: DatabaseWriter {
             guard mode == "wal" else {
                 throw DatabaseError(resultCode: .SQLITE_ERROR, message: "could not switch \(path) to WAL mode (got \(mode ?? "nothing"))")
             }
+            // As GRDB does, and as SQLite advises for WAL: a commit survives
+            // a crash of the app; a power loss may lose the last commits,
+            // never corrupt the file.
+            try writer.sync { db in try db.execute(sql: "PRAGMA synchronous = NORMAL") }
         }
         var readerConfig = config
         readerConfig.readonly = true
@@ -82,34 +86,17 @@ public final class DatabasePool: DatabaseWriter {
         try readers.withReader { reader in try reader.reentrantSync(value) }
     }
 
-    /// Starts a read on a reader, from the writer's queue: returns once the
-    /// reader's snapshot is taken (it sees exactly what the writer has
-    /// committed so far), and `value` goes on running on the reader while
-    /// the writer moves on. How observations fetch without blocking writes.
+    /// Runs `value` later on a reader, outside any transaction (it opens
+    /// its own, whose snapshot is taken at its first read). Called from the
+    /// writer's queue, it returns at once, even when every reader is busy:
+    /// how observations fetch without blocking writes.
     ///
     /// Returns false, and runs nothing, during a barrier write (readers
     /// are held by the barrier): the caller reads on the writer instead.
     func asyncConcurrentRead(_ value: @escaping @Sendable (Result<Database, any Error>) -> Void) -> Bool {
         guard !readers.isExclusive else { return false }
-        let snapshotTaken = DispatchSemaphore(value: 0)
-        readers.asyncWithReader { result in
-            guard case .success(let db) = result else {
-                snapshotTaken.signal()
-                return value(result)
-            }
-            do {
-                try db.beginTransaction(.deferred)
-                _ = try Int.fetchOne(db, sql: "SELECT 1 FROM sqlite_master LIMIT 1")
-            } catch {
-                snapshotTaken.signal()
-                try? db.rollback()
-                return value(.failure(error))
-            }
-            snapshotTaken.signal()
-            value(.success(db))
-            try? db.rollback()
-        }
-        snapshotTaken.wait()
+        let readers = self.readers
+        DispatchQueue.global().async { readers.asyncWithReader(value) }
         return true
     }
 

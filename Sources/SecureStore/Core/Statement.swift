@@ -66,10 +66,20 @@ public final class Statement {
     var invalidatesDatabaseSchemaCache: Bool { schemaEffect == .schemaChange }
 
     /// The tables, columns and rows the statement reads: what an
-    /// observation of it tracks.
+    /// observation of it tracks. A request of the query interface narrows
+    /// it to the rows its filter names and adds its prefetched
+    /// associations; binding other arguments undoes that.
     public var databaseRegion: DatabaseRegion {
+        get { regionOverride ?? authorizedRegion }
+        set { regionOverride = newValue }
+    }
+    private var regionOverride: DatabaseRegion?
+    private var programRegion: DatabaseRegion?
+
+    /// The tables and columns SQLite's authorizer reported when the
+    /// statement compiled.
+    var authorizedRegion: DatabaseRegion {
         get {
-            if let regionOverride { return regionOverride }
             if reads.isEmpty && isWrite == false {
                 // SQLite 3.15.2 reports no read for `SELECT COUNT(*) FROM t`:
                 // the tables the program opens tell.
@@ -84,10 +94,7 @@ public final class Statement {
                     : DatabaseRegion(table: read.table, columns: [read.column]))
             }
         }
-        set { regionOverride = newValue }
     }
-    private var regionOverride: DatabaseRegion?
-    private var programRegion: DatabaseRegion?
 
     /// The tables whose b-trees (or indexes) the statement's program opens
     /// for reading, as `EXPLAIN` shows them (`OpenRead` root pages).
@@ -292,6 +299,7 @@ public final class Statement {
         named: [String: DatabaseValue],
         reporting arguments: StatementArguments
     ) throws {
+        regionOverride = nil
         if isStepped {
             sqlite3_reset(sqliteStatement)
             isStepped = false

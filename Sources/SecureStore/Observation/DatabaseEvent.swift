@@ -84,3 +84,18 @@ public struct DatabaseEvent {
 
 @available(*, unavailable, message: "an event is valid only during the call that receives it: copy() it")
 extension DatabaseEvent: Sendable {}
+
+extension DatabaseEvent {
+    /// An event with the names SQLite gives (GRDB's internal initializer);
+    /// a missing database name is "main".
+    init(kind: Kind, rowID: Int64, databaseNameCString: UnsafePointer<CChar>?, tableNameCString: UnsafePointer<CChar>?) {
+        self.kind = kind
+        self.rowID = rowID
+        if let databaseNameCString, let tableNameCString {
+            names = .transient(database: databaseNameCString, table: tableNameCString)
+        } else {
+            names = .copied(database: databaseNameCString.map { String(cString: $0) } ?? "main",
+                            table: tableNameCString.map { String(cString: $0) } ?? "")
+        }
+    }
+}

@@ -29,7 +29,7 @@ public struct DatabaseRegionObservation: Sendable {
 
     /// Starts the observation; it stops when the cancellable is cancelled
     /// or released.
-    public func start(
+    @preconcurrency public func start(
         in writer: any DatabaseWriter,
         onError: @escaping @Sendable (any Error) -> Void,
         onChange: @escaping @Sendable (Database) -> Void

@@ -96,28 +96,28 @@ extension ValueObservation: Refinable {
 
     /// An observation of the value `fetch` returns; the region is recorded
     /// anew at each fetch.
-    public static func tracking<Value>(_ fetch: @escaping @Sendable (Database) throws -> Value)
+    @preconcurrency public static func tracking<Value>(_ fetch: @escaping @Sendable (Database) throws -> Value)
     -> ValueObservation<ValueReducers.Fetch<Value>> where Reducer == ValueReducers.Fetch<Value> {
         ValueObservation(trackingMode: .nonConstantRegionRecordedFromSelection, makeReducer: { ValueReducers.Fetch(fetch: fetch) })
     }
 
     /// An observation whose fetch always reads the same region: it is
     /// recorded once, from the first fetch.
-    public static func trackingConstantRegion<Value>(_ fetch: @escaping @Sendable (Database) throws -> Value)
+    @preconcurrency public static func trackingConstantRegion<Value>(_ fetch: @escaping @Sendable (Database) throws -> Value)
     -> ValueObservation<ValueReducers.Fetch<Value>> where Reducer == ValueReducers.Fetch<Value> {
         ValueObservation(trackingMode: .constantRegionRecordedFromSelection, makeReducer: { ValueReducers.Fetch(fetch: fetch) })
     }
 
     /// An observation of regions given explicitly: changes of `region`
     /// trigger `fetch`.
-    public static func tracking<Value>(
+    @preconcurrency public static func tracking<Value>(
         region: any DatabaseRegionConvertible..., fetch: @escaping @Sendable (Database) throws -> Value
     ) -> ValueObservation<ValueReducers.Fetch<Value>> where Reducer == ValueReducers.Fetch<Value> {
         tracking(regions: region, fetch: fetch)
     }
 
     /// An observation of regions given explicitly.
-    public static func tracking<Value>(
+    @preconcurrency public static func tracking<Value>(
         regions: [any DatabaseRegionConvertible], fetch: @escaping @Sendable (Database) throws -> Value
     ) -> ValueObservation<ValueReducers.Fetch<Value>> where Reducer == ValueReducers.Fetch<Value> {
         ValueObservation(trackingMode: .constantRegion(regions), makeReducer: { ValueReducers.Fetch(fetch: fetch) })
@@ -130,7 +130,7 @@ extension ValueObservation: Refinable {
     ///
     /// The observation stops when the returned cancellable is cancelled or
     /// released, or after an error.
-    public func start(
+    @preconcurrency public func start(
         in reader: any DatabaseReader,
         scheduling scheduler: some ValueObservationScheduler,
         onError: @escaping @Sendable (any Error) -> Void,
@@ -143,8 +143,7 @@ extension ValueObservation: Refinable {
 
     /// Starts the observation from the main actor; values are delivered on
     /// the main actor (`.immediate`: the first one before `start` returns).
-    @MainActor
-    public func start(
+    @preconcurrency @MainActor public func start(
         in reader: any DatabaseReader,
         scheduling scheduler: some ValueObservationMainActorScheduler = .mainActor,
         onError: @escaping @MainActor (any Error) -> Void,

@@ -6,16 +6,20 @@ import Foundation
 ///
 /// Two ways to fetch: on the writer itself, right after the commit (a
 /// ``DatabaseQueue``, or an observation that requires write access), or on
-/// a reader of a ``DatabasePool``, whose snapshot the writer takes before
-/// it goes on (the fetch sees exactly that commit, and does not block the
-/// next writes). Values are reduced and delivered in commit order.
+/// a reader of a ``DatabasePool``, without blocking the writer. On a pool,
+/// one fetch runs at a time: commits made before it takes its snapshot are
+/// in it; commits made after ask for one more fetch, on the same reader,
+/// when it ends. So values come in commit order, may coalesce, and the last
+/// one always reflects the last commit; the writer's cost per commit is a
+/// lock and, now and then, a dispatch.
 ///
-/// State is only touched on the writer's queue, except the reducer (on the
-/// writer for writer fetches, else under `reduceLock`, in commit order) and
-/// `isCancelled` (under `lock`).
+/// `region` and `isModified` are only touched on the writer's queue; the
+/// reducer by whoever holds the fetch (``FetchState``); `isCancelled` and
+/// `fetchState` under `lock`.
 final class ValueObserver<Reducer: ValueReducer>: TransactionObserver, @unchecked Sendable {
     private let events: ValueObservationEvents
     private let trackingMode: ValueObservationTrackingMode
+    private let requiresWriteAccess: Bool
     private let scheduler: any ValueObservationScheduler
     private let onChange: @Sendable (Reducer.Value) -> Void
     private let fetcher: Reducer.Fetcher
@@ -27,19 +31,30 @@ final class ValueObserver<Reducer: ValueReducer>: TransactionObserver, @unchecke
     /// The region that triggers fetches; nil until the first fetch.
     private var region: DatabaseRegion?
     private var isModified = false
+    /// The last region a reader's fetch recorded (touched by the fetch holder).
+    private var regionSeenByReader: DatabaseRegion?
 
     private let lock = NSLock()
     private var isCancelled = false
-    /// Orders the reductions of concurrent fetches by commit.
-    private let reduceLock = NSCondition()
-    private var nextTicket = 0
-    private var servedTicket = 0
+    private var fetchState = FetchState.idle
+
+    /// Who fetches, on a pool.
+    private enum FetchState {
+        /// Nobody: the next commit starts a fetch.
+        case idle
+        /// A reader fetch is on its way and has not taken its snapshot: it
+        /// will see the next commits too.
+        case scheduled
+        /// A fetch has its snapshot; a commit since then sets `needsRefetch`.
+        case fetching(needsRefetch: Bool)
+    }
 
     init(observation: ValueObservation<Reducer>, writer: any DatabaseWriter,
          concurrentRead: ((@escaping @Sendable (Result<Database, any Error>) -> Void) -> Bool)?,
          scheduler: any ValueObservationScheduler, onChange: @escaping @Sendable (Reducer.Value) -> Void) {
         events = observation.events
         trackingMode = observation.trackingMode
+        requiresWriteAccess = observation.requiresWriteAccess
         self.scheduler = scheduler
         self.onChange = onChange
         reducer = observation.makeReducer()
@@ -62,31 +77,38 @@ final class ValueObserver<Reducer: ValueReducer>: TransactionObserver, @unchecke
 
     // MARK: Fetching
 
-    /// Fetches in a read-only transaction, and records the region when the
-    /// tracking mode asks for it.
+    /// Fetches in a transaction, read-only unless the observation requires
+    /// write access (then what the fetch writes is committed, or rolled back
+    /// when it throws), and records the region when the tracking mode asks
+    /// for it.
     private func fetch(_ db: Database, recordingRegion: Bool) throws -> (Reducer.Fetcher.Value, DatabaseRegion?) {
-        try db.readOnly {
-            var fetched: Reducer.Fetcher.Value?
-            var recorded = DatabaseRegion()
-            let body = {
-                if recordingRegion {
-                    fetched = try db.recordingSelection(&recorded) { try self.fetcher.fetch(db) }
-                    recorded = try recorded.observableRegion(db)
-                } else {
-                    fetched = try self.fetcher.fetch(db)
-                }
-            }
-            // A reader's fetch already runs in the transaction of its snapshot.
-            if db.isInsideTransaction {
-                try body()
-            } else {
-                try db.inTransaction(.deferred) {
-                    try body()
-                    return .commit
-                }
-            }
-            return (fetched!, recordingRegion ? recorded : nil)
+        var recorded = DatabaseRegion()
+        let fetchOnce = { () throws -> Reducer.Fetcher.Value in
+            guard recordingRegion else { return try self.fetcher.fetch(db) }
+            let fetched = try db.recordingSelection(&recorded) { try self.fetcher.fetch(db) }
+            recorded = try recorded.observableRegion(db)
+            return fetched
         }
+        var fetched: Reducer.Fetcher.Value?
+        if requiresWriteAccess {
+            try db.inSavepoint {
+                fetched = try fetchOnce()
+                return .commit
+            }
+        } else {
+            try db.readOnly {
+                // A reader's fetch already runs in the transaction of its snapshot.
+                if db.isInsideTransaction {
+                    fetched = try fetchOnce()
+                } else {
+                    try db.inTransaction(.deferred) {
+                        fetched = try fetchOnce()
+                        return .commit
+                    }
+                }
+            }
+        }
+        return (fetched!, recordingRegion ? recorded : nil)
     }
 
     /// Whether this fetch records the region.
@@ -104,10 +126,20 @@ final class ValueObserver<Reducer: ValueReducer>: TransactionObserver, @unchecke
         return try regions.reduce(into: DatabaseRegion()) { $0.formUnion(try $1.databaseRegion(db)) }.observableRegion(db)
     }
 
-    private func track(_ newRegion: DatabaseRegion?) {
-        guard let newRegion, newRegion != region else { return }
+    /// Whether a reader's fetch records the region: the first fetch, on the
+    /// writer, has recorded a constant one.
+    private var recordsRegionOnReader: Bool {
+        if case .nonConstantRegionRecordedFromSelection = trackingMode { return true }
+        return false
+    }
+
+    /// Tracks a newly recorded region; true when it changed.
+    @discardableResult
+    private func track(_ newRegion: DatabaseRegion?) -> Bool {
+        guard let newRegion, newRegion != region else { return false }
         region = newRegion
         events.willTrackRegion?(newRegion)
+        return true
     }
 
     /// Reduces and delivers a fetched value; reports an error and stops.
@@ -147,6 +179,7 @@ final class ValueObserver<Reducer: ValueReducer>: TransactionObserver, @unchecke
             if let given = try givenRegion(db) { track(given) }
             let (fetched, recorded) = try fetch(db, recordingRegion: recordsRegion)
             track(recorded)
+            regionSeenByReader = recorded
             db.add(transactionObserver: self, extent: .observerLifetime)
             result = .success(fetched)
         } catch {
@@ -219,45 +252,68 @@ final class ValueObserver<Reducer: ValueReducer>: TransactionObserver, @unchecke
         guard isModified, !cancelled else { return }
         isModified = false
         events.databaseDidChange?()
-        if let concurrentRead, fetchConcurrently(concurrentRead) { return }
-        let result = Result { try fetch(db, recordingRegion: recordsRegion) }
-        if case .success(let (_, recorded)) = result { track(recorded) }
-        reduceInOrder { deliver(result.map(\.0)) }
+        fetchAfterCommit(db)
     }
 
     func databaseDidRollback(_ db: Database) {
         isModified = false
     }
 
-    /// A fetch on a reader, started now (its snapshot is this commit); the
-    /// reduction waits for the previous fetches. False when no reader can
-    /// start (a barrier write holds them).
-    private func fetchConcurrently(_ concurrentRead: (@escaping @Sendable (Result<Database, any Error>) -> Void) -> Bool) -> Bool {
-        let ticket = nextTicket
-        let recording = recordsRegion
-        let started = concurrentRead { [self] result in
-            let fetched = result.flatMap { db in Result { try fetch(db, recordingRegion: recording) } }
-            reduceInOrder(ticket: ticket) {
-                if case .success(let (_, recorded)) = fetched, let recorded {
-                    // The region is read on the writer's queue: update it there.
-                    writer.asyncWriteWithoutTransaction { _ in self.track(recorded) }
-                }
-                deliver(fetched.map(\.0))
+    /// A fetch that sees the commit just made, on the writer's queue.
+    private func fetchAfterCommit(_ db: Database) {
+        guard let concurrentRead else {
+            fetchOnWriter(db)
+            return
+        }
+        let mustStart = lock.withLock { () -> Bool in
+            switch fetchState {
+            case .idle:
+                fetchState = .scheduled
+                return true
+            case .scheduled:
+                return false
+            case .fetching:
+                fetchState = .fetching(needsRefetch: true)
+                return false
             }
         }
-        if started { nextTicket += 1 }
-        return started
+        guard mustStart else { return }
+        let started = concurrentRead { [self] result in fetchOnReader(result) }
+        if !started {
+            // A barrier write holds the readers: this commit is read here.
+            lock.withLock { fetchState = .idle }
+            fetchOnWriter(db)
+        }
     }
 
-    /// Runs `body` after the reductions of the fetches started before it.
-    private func reduceInOrder(ticket: Int? = nil, _ body: () -> Void) {
-        reduceLock.lock()
-        let ticket = ticket ?? { defer { nextTicket += 1 }; return nextTicket }()
-        while servedTicket != ticket { reduceLock.wait() }
-        body()
-        servedTicket += 1
-        reduceLock.broadcast()
-        reduceLock.unlock()
+    private func fetchOnWriter(_ db: Database) {
+        let result = Result { try fetch(db, recordingRegion: recordsRegion) }
+        if case .success(let (_, recorded)) = result { track(recorded) }
+        deliver(result.map(\.0))
+    }
+
+    /// The reader's side: fetches until no commit came after its last
+    /// snapshot, delivering each value before the next fetch starts.
+    private func fetchOnReader(_ result: Result<Database, any Error>) {
+        while true {
+            lock.withLock { fetchState = .fetching(needsRefetch: false) }
+            let fetched = result.flatMap { db in Result { try fetch(db, recordingRegion: recordsRegionOnReader) } }
+            if case .success(let (_, recorded?)) = fetched, recorded != regionSeenByReader {
+                // The region is read on the writer's queue: update it there,
+                // and fetch again if it changed (a commit in between may touch it).
+                regionSeenByReader = recorded
+                writer.asyncWriteWithoutTransaction { [self] db in
+                    if track(recorded), !cancelled { fetchAfterCommit(db) }
+                }
+            }
+            deliver(fetched.map(\.0))
+            let again = lock.withLock { () -> Bool in
+                if case .fetching(needsRefetch: true) = fetchState, !isCancelled { return true }
+                fetchState = .idle
+                return false
+            }
+            if !again { return }
+        }
     }
 }
 

@@ -121,3 +121,25 @@ extension ValueReducers {
         }
     }
 }
+
+/// A reducer made of two closures: what to fetch, and the value of a fetch
+/// (nil to notify nothing). Internal, with GRDB's name, for observations
+/// built from parts.
+struct AnyValueReducer<Fetched, Value: Sendable>: ValueReducer {
+    struct Fetcher: _ValueReducerFetcher {
+        let fetch: @Sendable (Database) throws -> Fetched
+        func fetch(_ db: Database) throws -> Fetched { try fetch(db) }
+    }
+
+    private let fetch: @Sendable (Database) throws -> Fetched
+    private let value: (Fetched) -> Value?
+
+    init(fetch: @escaping @Sendable (Database) throws -> Fetched, value: @escaping (Fetched) -> Value?) {
+        self.fetch = fetch
+        self.value = value
+    }
+
+    func _makeFetcher() -> Fetcher { Fetcher(fetch: fetch) }
+
+    func _value(_ fetched: Fetched) -> Value? { value(fetched) }
+}

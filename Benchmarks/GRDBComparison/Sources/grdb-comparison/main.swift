@@ -2,23 +2,28 @@ import Foundation
 import GRDB
 import GRDBSQLite
 
-// grdb-comparison [--rows N] [--rounds R]
+// grdb-comparison [--rows N] [--authors N] [--transactions N] [--rounds R]
 //
-// W1 (insert) and W2 (fetch) of BENCHMARKS.md with GRDB 7.10.0 on the
+// W1 (insert), W2 (fetch), W5 (associations) and W6 (observed commits) of BENCHMARKS.md with GRDB 7.10.0 on the
 // system SQLite, plaintext only, beside the raw-C floor on that SQLite.
 // Lines starting with "RESULT\t" are for scripts/bench.sh.
 
 extension Item: FetchableRecord, PersistableRecord {}
 
 var rows = 100_000
+var authors = 10_000
+var transactions = 10_000
 var rounds = 7
 var arguments = CommandLine.arguments.dropFirst().makeIterator()
 while let argument = arguments.next() {
     switch argument {
     case "--rows": rows = Int(arguments.next() ?? "") ?? rows
+    case "--authors": authors = Int(arguments.next() ?? "") ?? authors
+    case "--transactions": transactions = Int(arguments.next() ?? "") ?? transactions
     case "--rounds": rounds = Int(arguments.next() ?? "") ?? rounds
+    case "--only": _ = arguments.next()   // securestore-benchmark's filter; GRDB runs every case
     default:
-        FileHandle.standardError.write(Data("usage: grdb-comparison [--rows N] [--rounds R]\n".utf8))
+        FileHandle.standardError.write(Data("usage: grdb-comparison [--rows N] [--authors N] [--transactions N] [--rounds R]\n".utf8))
         exit(64)
     }
 }
@@ -46,7 +51,7 @@ func check(_ fetched: [Item]) throws {
     guard fetched == items else { throw RawError(description: "W2 fetched different rows") }
 }
 
-let cases = [
+let cases = try [
     Case(workload: "W1 insert", mode: "plaintext", variant: "raw C", floor: "raw C") {
         try emptyFile()
         let connection = try RawConnection(path: insertFile, key: nil)
@@ -109,7 +114,9 @@ let cases = [
         try check(fetched)
         return time
     },
-]
+] + associationCases(library: makeLibrary(authors: authors), file: scratch.appendingPathComponent("w5.db").path,
+                     mode: "plaintext", key: nil)
+  + observationCases(count: transactions, file: scratch.appendingPathComponent("w6.db").path, mode: "plaintext", key: nil)
 
 FileHandle.standardError.write(Data("GRDB on SQLite \(String(cString: sqlite3_libversion())): \(cases.count) cases, \(rows) rows, \(rounds) rounds\n".utf8))
 let samples = try runInterleaved(cases, rounds: rounds) { FileHandle.standardError.write(Data("\($0)\n".utf8)) }

@@ -1,22 +1,26 @@
 import Foundation
 
-// securestore-benchmark [--rows N] [--rounds R] [--only TEXT]
+// securestore-benchmark [--rows N] [--authors N] [--transactions N] [--rounds R] [--only TEXT]
 //
-// Measures W1-W4 (see BENCHMARKS.md) in one process, rounds interleaved,
+// Measures W1-W6 (see BENCHMARKS.md) in one process, rounds interleaved,
 // and prints medians with their ratio to the raw-C floor of the same run.
 // Lines starting with "RESULT\t" are for scripts/bench.sh.
 
 var rows = 100_000
+var authors = 10_000
+var transactions = 10_000
 var rounds = 7
 var only: [String] = []
 var arguments = CommandLine.arguments.dropFirst().makeIterator()
 while let argument = arguments.next() {
     switch argument {
     case "--rows": rows = Int(arguments.next() ?? "") ?? rows
+    case "--authors": authors = Int(arguments.next() ?? "") ?? authors
+    case "--transactions": transactions = Int(arguments.next() ?? "") ?? transactions
     case "--rounds": rounds = Int(arguments.next() ?? "") ?? rounds
     case "--only": only.append(arguments.next() ?? "")
     default:
-        FileHandle.standardError.write(Data("usage: securestore-benchmark [--rows N] [--rounds R] [--only TEXT]...\n".utf8))
+        FileHandle.standardError.write(Data("usage: securestore-benchmark [--rows N] [--authors N] [--transactions N] [--rounds R] [--only TEXT]...\n".utf8))
         exit(64)
     }
 }
@@ -40,6 +44,9 @@ for mode in [Mode.encrypted, Mode.plaintext] {
     cases += workloads.insertCases(mode: mode)
     cases += try workloads.fetchCases(mode: mode)
     cases += try workloads.openCases(mode: mode)
+    cases += try associationCases(library: makeLibrary(authors: authors), file: workloads.path("w5-\(mode.name).db"),
+                                  mode: mode.name, key: mode.key)
+    cases += observationCases(count: transactions, file: workloads.path("w6-\(mode.name).db"), mode: mode.name, key: mode.key)
 }
 cases += try workloads.rekeyCases()
 if !only.isEmpty {
@@ -53,7 +60,7 @@ func pad(_ text: String, _ width: Int) -> String {
 }
 func format(_ value: Double, _ digits: Int) -> String { String(format: "%.\(digits)f", value) }
 
-print(pad("workload", 11) + pad("mode", 10) + pad("variant", 28) + pad("median ms", 11) + pad("ratio", 7) + "target")
+print(pad("workload", 21) + pad("mode", 10) + pad("variant", 28) + pad("median ms", 11) + pad("ratio", 7) + "target")
 var misses = 0
 for item in cases {
     let value = median(samples[key(item)] ?? [])
@@ -66,7 +73,7 @@ for item in cases {
         if !met { misses += 1 }
         verdict = "<= \(format(target, 1))x " + (met ? "met" : "MISSED")
     }
-    print(pad(item.workload, 11) + pad(item.mode, 10) + pad(item.variant, 28)
+    print(pad(item.workload, 21) + pad(item.mode, 10) + pad(item.variant, 28)
           + pad(format(value * 1000, 2), 11) + pad(floorValue.isNaN ? "-" : format(ratio, 2) + "x", 7) + verdict)
     print("RESULT\tsecurestore\t\(item.workload)\t\(item.mode)\t\(item.variant)\t\(value * 1000)\t\(floorValue * 1000)")
 }

@@ -46,6 +46,15 @@ enum Prefetcher {
         }
     }
 
+    /// What prefetching `association` reads, whatever the parents' keys: its
+    /// tables and columns, and those of its own prefetched associations.
+    static func region(_ db: Database, association: SQLAssociation, from origin: SQLRelation) throws -> DatabaseRegion {
+        guard case .foreignKey(let foreignKey) = association.pivot.condition else { return .fullDatabase }
+        let pivotColumns = try foreignKey.joinMapping(db, from: origin.source.tableName).map(\.right)
+        // A filter that restricts no row (NULL would make the region provably empty).
+        return try childRequest(association, filter: .literal(SQL(sql: "1")), pivotColumns: pivotColumns).databaseRegion(db)
+    }
+
     /// The children of `association`, filtered on their pivot, with the
     /// pivot columns added as `grdb_<column>`.
     private static func childRequest(_ association: SQLAssociation, filter: SQLExpression, pivotColumns: [String]) -> QueryInterfaceRequest<Row> {

@@ -40,6 +40,13 @@ extension QueryInterfaceRequest: FetchRequest {
             prepared.supplementaryFetch = { db, rows in
                 try Prefetcher.prefetch(db, associations: associations, from: relation, into: rows)
             }
+            // Observed even before a parent row is there to prefetch for
+            // (but not for a request that provably fetches nothing).
+            if !prepared.statement.databaseRegion.isEmpty {
+                for association in associations {
+                    prepared.statement.databaseRegion.formUnion(try Prefetcher.region(db, association: association, from: relation))
+                }
+            }
         }
         return prepared
     }

@@ -124,7 +124,16 @@ extension Row {
     }
 
     /// The value of a column; an error names the column and the type.
-    public func decode<Value: DatabaseValueConvertible>(_ type: Value.Type = Value.self, forKey column: some ColumnExpression) throws -> Value {
+    public func decode<Value: DatabaseValueConvertible>(_ type: Value.Type = Value.self,
+                                                        forColumn column: some ColumnExpression) throws -> Value {
+        try decode(Value.self, forColumn: column.name)
+    }
+
+    /// The value of a column, through the fast path; an error names the
+    /// column and the type.
+    public func decode<Value: DatabaseValueConvertible & StatementColumnConvertible>(
+        _ type: Value.Type = Value.self, forColumn column: some ColumnExpression
+    ) throws -> Value {
         try decode(Value.self, forColumn: column.name)
     }
 

@@ -57,9 +57,21 @@ struct SQLQueryGenerator: Refinable {
         let sql = try requestSQL(context)
         let statement = try db.cachedStatementForFetch(sql: sql)
         try statement.setArguments(context.arguments)
+        statement.databaseRegion = try observedRegion(db, statement.authorizedRegion)
         let adapterContext = SQLGenerationContext(db, ctes: relation.ctes)
         return PreparedRequest(statement: statement,
                                adapter: try relation.rowAdapter(adapterContext, fromIndex: 0, isRoot: true)?.adapter)
+    }
+
+    /// What an observation of the request tracks: the statement's region,
+    /// narrowed to the rows a filter on the rowid names (`Player.none()`
+    /// tracks nothing).
+    private func observedRegion(_ db: Database, _ selected: DatabaseRegion) throws -> DatabaseRegion {
+        let tableName = relation.source.tableName
+        guard try db.tableExists(tableName),   // not a view
+              let filter = try relation.filterPromise?.resolve(db),
+              let rowIDs = try filter.identifyingRowIDs(db, for: relation.source.alias) else { return selected }
+        return selected.tableIntersection(tableName, rowIds: rowIDs)
     }
 
     /// The number of columns the request selects.

@@ -1,0 +1,1 @@
+../../../SecureStoreBenchmark/Sources/securestore-benchmark/SharedWorkloads.swift
