@@ -102,6 +102,38 @@ final class RowDecoderTests: SecureStoreTestCase {
         XCTAssertEqual(fetched, (1...20).map { Both(name: Name(name: "n\($0)"), score: Score(score: Double($0) / 2), id: Int64($0)) })
     }
 
+    /// Copied rows (`fetchAll` of rows, prefetched rows) share where their
+    /// keys were found: keys that change from row to row, a record decoded
+    /// from the whole row of another, and a key that names nothing.
+    func testCopiedRowsOfOneFetchDecodeLikeOneAtATime() throws {
+        struct Outer: Decodable, FetchableRecord { var item: Item; var id: Int64 }
+        struct Missing: Decodable, FetchableRecord { var item: Item; var other: Item }
+        let dbQueue = try makeEncryptedQueue()
+        let rows = try dbQueue.write { db -> [Row] in
+            try db.execute(sql: """
+                CREATE TABLE shape (id INTEGER PRIMARY KEY, kind TEXT, radius REAL, width INTEGER, height INTEGER);
+                INSERT INTO shape VALUES (1, 'circle', 1.5, NULL, NULL), (2, 'rectangle', NULL, 2, 3),
+                                         (3, 'triangle', NULL, NULL, NULL), (4, 'circle', 2.5, NULL, NULL);
+                """)
+            return try Row.fetchAll(db, sql: "SELECT * FROM shape ORDER BY id")
+        }
+        XCTAssertEqual(try rows.map(Shape.init(row:)), [.circle(radius: 1.5), .rectangle(width: 2, height: 3), .unknown, .circle(radius: 2.5)])
+
+        let items = try dbQueue.write { db -> [Row] in
+            try makeItems(db, count: 3)
+            return try Row.fetchAll(db, sql: "SELECT * FROM item ORDER BY id")
+        }
+        let outer = try items.map(Outer.init(row:))
+        XCTAssertEqual(outer.map(\.item), (1...3).map(expectedItem))
+        XCTAssertEqual(outer.map(\.id), [1, 2, 3])
+        // Two keys that name nothing: an error on every row, as GRDB.
+        for row in items {
+            XCTAssertThrowsError(try Missing(row: row)) { error in
+                XCTAssertTrue("\(error)".contains("No such key: item or other"), "\(error)")
+            }
+        }
+    }
+
     func testErrorsNameTheColumnOnAnyRow() throws {
         let dbQueue = try makeEncryptedQueue()
         try dbQueue.write { db in

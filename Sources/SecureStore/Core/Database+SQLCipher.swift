@@ -156,8 +156,19 @@ extension Database {
 
     /// Reads the schema: the first read is where SQLCipher finds out that a
     /// key is wrong (sqlite3_key itself always succeeds).
+    ///
+    /// A file that holds bytes but not one whole page is not a database:
+    /// SQLite would read it as empty, and the first write would replace
+    /// what it holds. It is refused as unreadable, and left as it is.
     func verifyReadable() throws {
+        // The size first: a file that another connection fills meanwhile
+        // has whole pages by the time SQLite counts them.
+        let size = path.isEmpty || path == ":memory:" ? 0
+            : (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int ?? 0
         _ = try Int.fetchOne(self, sql: "SELECT count(*) FROM sqlite_master")
+        guard size > 0, try Int.fetchOne(self, sql: "PRAGMA page_count") == 0 else { return }
+        throw DatabaseError(resultCode: .SQLITE_NOTADB,
+                            message: "\(path) holds \(size) bytes, less than a database page: it is not a database")
     }
 
     /// SQLCipher chooses a new file's random salt when it writes the first

@@ -47,6 +47,15 @@ public final class Row {
     /// True for the copy of a fetched row.
     private var isCopyOfFetchedRow = false
 
+    /// Shared by the copies of one cursor's row (the rows of one
+    /// `fetchAll`, or prefetched rows): where the keys of the records
+    /// decoded from them were found, so that each copy does not search its
+    /// column names again. Rows are not `Sendable`: the copies stay on one
+    /// thread.
+    var columnPlan: ColumnPlan?
+    /// The plan this statement row gives its copies, made at the first copy.
+    private var planForCopies: ColumnPlan?
+
     /// True when the row comes from the database (not from a dictionary):
     /// `Record` remembers such rows to tell its changes.
     var isFetched: Bool {
@@ -95,6 +104,8 @@ public final class Row {
             let values = (0..<count).map { DatabaseValue(sqliteStatement: statement.sqliteStatement, index: $0) }
             copy = Row(names: statement.columnNames, values: values)
             copy.isCopyOfFetchedRow = true
+            if planForCopies == nil { planForCopies = ColumnPlan() }
+            copy.columnPlan = planForCopies
         case let .adapted(base, adapter):
             copy = Row(base: base.copy(), adapter: adapter)
         }

@@ -46,6 +46,12 @@ struct RowDecoder: Decoder {
         if codingPath.isEmpty, let cache = row.decodingCache {
             return cache.container(keyedBy: Key.self, recordType: recordType)
         }
+        // The copies of one cursor's row share a column plan, for the
+        // record type that decodes them first.
+        if codingPath.isEmpty, let plan = row.columnPlan, plan.claim(for: recordType) {
+            plan.rewind()
+            return KeyedDecodingContainer(RowKeyedContainer<Key>(source: .row(row), plan: plan, recordType: recordType))
+        }
         return KeyedDecodingContainer(RowKeyedContainer<Key>(source: .row(row), plan: nil, recordType: recordType, codingPath: codingPath))
     }
 

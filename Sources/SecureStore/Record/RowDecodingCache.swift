@@ -64,6 +64,18 @@ final class ColumnPlan {
     /// `RowKeyedContainer.decodeFromWholeRow`).
     @exclusivity(unchecked) var decodedRootKey: String?
 
+    /// The record type that uses this plan, when rows share it.
+    @exclusivity(unchecked) private var owner: ObjectIdentifier?
+
+    /// True if records of `recordType` may use this plan: the first type
+    /// to ask owns it. A record decoded from the whole row of another
+    /// (`BookInfo.book`) must not rewind the plan its parent is using.
+    func claim(for recordType: any FetchableRecord.Type) -> Bool {
+        let type = ObjectIdentifier(recordType)
+        if owner == nil { owner = type }
+        return owner == type
+    }
+
     /// Starts a new record.
     func rewind() {
         position = 0

@@ -17,8 +17,9 @@ struct RowKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     /// container box copies this struct for every decoded property.
     private final class Reader {
         let source: Source
-        /// Only for `.statement` sources, whose container is reused by
-        /// ``RowDecodingCache``.
+        /// Where the keys were found by the previous records: for
+        /// `.statement` sources, whose container is reused by
+        /// ``RowDecodingCache``, and for the copies of one cursor's row.
         let plan: ColumnPlan?
         /// The statement handle of `.statement` sources, kept apart so that
         /// reading a column does not retain the statement.
