@@ -54,6 +54,13 @@ let package = Package(
             dependencies: ["MigrateToolKit", "SecureStore"],
             path: "Examples/zalora-migrate"
         ),
+        // A library catalogue: associations, a request extension, SQL
+        // literals and a subquery on an encrypted file.
+        .executableTarget(
+            name: "library-example",
+            dependencies: ["SecureStore"],
+            path: "Examples/library"
+        ),
         // Runs the real command-line clients (sqlcipher, sqlite3, the tool).
         .target(
             name: "TestSupport",
@@ -67,7 +74,7 @@ let package = Package(
             name: "MigrateToolTests",
             // Depending on the executables makes `swift test` build the
             // binaries that these end-to-end tests run.
-            dependencies: ["migrate-tool", "zalora-migrate", "TestSupport"]
+            dependencies: ["migrate-tool", "zalora-migrate", "library-example", "TestSupport"]
         ),
         // Generated inputs for the migration-file and key-file parsers
         // (SECURESTORE_FUZZ_COUNT inputs per property; see RELIABILITY.md).

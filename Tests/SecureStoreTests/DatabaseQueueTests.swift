@@ -4,6 +4,29 @@ import SecureStore
 import XCTest
 
 final class DatabaseQueueTests: SecureStoreTestCase {
+    /// New database files are private whatever the umask; their WAL and
+    /// shared-memory files follow; an existing file keeps its mode.
+    func testNewDatabaseFilesAreCreatedPrivate() throws {
+        let previous = umask(0o022)
+        defer { umask(previous) }
+        func mode(_ name: String) throws -> Int {
+            try FileManager.default.attributesOfItem(atPath: path(name))[.posixPermissions] as! Int
+        }
+        let dbQueue = try makeEncryptedQueue("queue.db")
+        try dbQueue.write { db in try db.execute(sql: "CREATE TABLE t (a)") }
+        XCTAssertEqual(try mode("queue.db"), 0o600)
+        let dbPool = try DatabasePool(path: path("pool.db"), configuration: keyedConfiguration(passphrase: "secret"))
+        try dbPool.write { db in try db.execute(sql: "CREATE TABLE t (a); INSERT INTO t VALUES (1)") }
+        _ = try dbPool.read { db in try Int.fetchOne(db, sql: "SELECT a FROM t") }
+        XCTAssertEqual(try mode("pool.db"), 0o600)
+        XCTAssertEqual(try mode("pool.db-wal"), 0o600)
+        XCTAssertEqual(try mode("pool.db-shm"), 0o600)
+        // An existing file is the owner's business: its mode stays.
+        FileManager.default.createFile(atPath: path("shared.db"), contents: nil, attributes: [.posixPermissions: 0o640])
+        _ = try makeEncryptedQueue("shared.db")
+        XCTAssertEqual(try mode("shared.db"), 0o640)
+    }
+
     func testManyConcurrentTasksWriteEveryRow() async throws {
         let dbQueue = try makeEncryptedQueue()
         try await dbQueue.write { db in try db.execute(sql: "CREATE TABLE t (task INTEGER, n INTEGER)") }

@@ -53,6 +53,12 @@ public final class Database {
     /// read: a wrong key fails here, with `SQLITE_NOTADB`, not later.
     init(path: String, configuration: Configuration, checksKey: Bool = true) throws {
         var handle: OpaquePointer?
+        // A new database file is private (0600), whatever the umask; its
+        // journal and WAL files take its mode. An existing file keeps its own.
+        if !configuration.readonly, !path.isEmpty, path != ":memory:", !path.hasPrefix("file:"),
+           !FileManager.default.fileExists(atPath: path) {
+            try? PrivateFile.createEmpty(path)   // SQLite reports what goes wrong (no such directory...)
+        }
         let flags = (configuration.readonly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE))
             | SQLITE_OPEN_NOMUTEX // serialized by DatabaseQueue and friends
         let code = sqlite3_open_v2(path, &handle, flags, nil)

@@ -20,7 +20,9 @@ public final class DatabasePool: DatabaseWriter {
     private let readers: ReaderPool
     private let keyCache: DerivedKeyCache
 
+    /// The configuration the database was opened with.
     public var configuration: Configuration { writer.configuration }
+    /// The path of the database file.
     public var path: String { writer.path }
 
     /// Opens (or creates) the database and switches it to WAL mode.
@@ -56,6 +58,7 @@ public final class DatabasePool: DatabaseWriter {
     /// and the benchmark: 1 for a pool of any size on an existing file).
     var keyDerivationCount: Int { keyCache.derivationCount }
 
+    /// Closes the connections; a later access throws.
     public func close() throws {
         try readers.closeAll()
         try writer.close()
@@ -71,6 +74,7 @@ public final class DatabasePool: DatabaseWriter {
         }
     }
 
+    /// Async version of ``read(_:)``: runs `value` in a read-only transaction, off the caller's thread.
     public func read<T: Sendable>(_ value: @escaping @Sendable (Database) throws -> T) async throws -> T {
         let readers = self.readers
         return try await Task.detached {
@@ -78,10 +82,12 @@ public final class DatabasePool: DatabaseWriter {
         }.value
     }
 
+    /// Runs `value` without a transaction: two reads in it may see different states of the database.
     public func unsafeRead<T>(_ value: (Database) throws -> T) throws -> T {
         try readers.withReader { reader in try reader.sync(value) }
     }
 
+    /// Like ``unsafeRead(_:)``, and allowed inside another access of this database.
     public func unsafeReentrantRead<T>(_ value: (Database) throws -> T) throws -> T {
         try readers.withReader { reader in try reader.reentrantSync(value) }
     }
@@ -123,10 +129,12 @@ public final class DatabasePool: DatabaseWriter {
         try writer.sync { db in try db.inTransaction(kind) { try updates(db) } }
     }
 
+    /// Runs `updates` with write access, outside of any transaction (open one yourself if you need it).
     public func writeWithoutTransaction<T>(_ updates: (Database) throws -> T) throws -> T {
         try writer.sync(updates)
     }
 
+    /// Async version of ``writeWithoutTransaction(_:)``.
     public func writeWithoutTransaction<T: Sendable>(_ updates: @escaping @Sendable (Database) throws -> T) async throws -> T {
         try await writer.execute(updates)
     }
@@ -136,29 +144,35 @@ public final class DatabasePool: DatabaseWriter {
         try readers.exclusively { try writer.sync(updates) }
     }
 
+    /// Async version of ``barrierWriteWithoutTransaction(_:)``.
     public func barrierWriteWithoutTransaction<T: Sendable>(_ updates: @escaping @Sendable (Database) throws -> T) async throws -> T {
         let readers = self.readers, writer = self.writer
         return try await Task.detached { try readers.exclusively { try writer.sync(updates) } }.value
     }
 
+    /// Runs `updates` with write access, inside another access of this database too.
     public func unsafeReentrantWrite<T>(_ updates: (Database) throws -> T) throws -> T {
         try writer.reentrantSync(updates)
     }
 
+    /// Runs `value` later in a read-only transaction; it gets the connection, or the error that prevented the read.
     public func asyncRead(_ value: @escaping @Sendable (Result<Database, any Error>) -> Void) {
         readers.asyncWithReader { result in
             result.deliver(isolatedBy: { db, body in try Self.isolatedRead(db) { _ in try body() } }, to: value)
         }
     }
 
+    /// Runs `value` later, without a transaction.
     public func asyncUnsafeRead(_ value: @escaping @Sendable (Result<Database, any Error>) -> Void) {
         readers.asyncWithReader(value)
     }
 
+    /// Runs `updates` later with write access, outside of any transaction.
     public func asyncWriteWithoutTransaction(_ updates: @escaping @Sendable (Database) -> Void) {
         writer.async { result in if case .success(let db) = result { updates(db) } }
     }
 
+    /// Runs `updates` later, once every other access has finished.
     public func asyncBarrierWriteWithoutTransaction(_ updates: @escaping @Sendable (Result<Database, any Error>) -> Void) {
         let readers = self.readers, writer = self.writer
         DispatchQueue.global().async {
@@ -170,6 +184,7 @@ public final class DatabasePool: DatabaseWriter {
         }
     }
 
+    /// Starts an observation; ``ValueObservation/start(in:scheduling:onError:onChange:)`` calls it.
     public func _add<Reducer: ValueReducer>(
         observation: ValueObservation<Reducer>,
         scheduling scheduler: some ValueObservationScheduler,

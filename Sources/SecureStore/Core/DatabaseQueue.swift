@@ -18,7 +18,9 @@ import Foundation
 public final class DatabaseQueue: DatabaseWriter {
     private let serialized: SerializedDatabase
 
+    /// The configuration the database was opened with.
     public var configuration: Configuration { serialized.configuration }
+    /// The path of the database file.
     public var path: String { serialized.path }
 
     /// Opens (or creates) the database file at `path`. Throws if the
@@ -35,6 +37,7 @@ public final class DatabaseQueue: DatabaseWriter {
         try self.init(path: ":memory:", configuration: configuration)
     }
 
+    /// Closes the connections; a later access throws.
     public func close() throws {
         try serialized.close()
     }
@@ -46,14 +49,17 @@ public final class DatabaseQueue: DatabaseWriter {
         try serialized.sync { db in try db.readOnly { try value(db) } }
     }
 
+    /// Async version of ``read(_:)``: runs `value` in a read-only transaction, off the caller's thread.
     public func read<T: Sendable>(_ value: @escaping @Sendable (Database) throws -> T) async throws -> T {
         try await serialized.execute { db in try db.readOnly { try value(db) } }
     }
 
+    /// Runs `value` without a transaction: two reads in it may see different states of the database.
     public func unsafeRead<T>(_ value: (Database) throws -> T) throws -> T {
         try serialized.sync(value)
     }
 
+    /// Like ``unsafeRead(_:)``, and allowed inside another access of this database.
     public func unsafeReentrantRead<T>(_ value: (Database) throws -> T) throws -> T {
         try serialized.reentrantSync(value)
     }
@@ -81,10 +87,12 @@ public final class DatabaseQueue: DatabaseWriter {
         try serialized.sync { db in try db.inTransaction(kind) { try updates(db) } }
     }
 
+    /// Runs `updates` with write access, outside of any transaction (open one yourself if you need it).
     public func writeWithoutTransaction<T>(_ updates: (Database) throws -> T) throws -> T {
         try serialized.sync(updates)
     }
 
+    /// Async version of ``writeWithoutTransaction(_:)``.
     public func writeWithoutTransaction<T: Sendable>(_ updates: @escaping @Sendable (Database) throws -> T) async throws -> T {
         try await serialized.execute(updates)
     }
@@ -94,14 +102,17 @@ public final class DatabaseQueue: DatabaseWriter {
         try serialized.sync(updates)
     }
 
+    /// Async version of ``barrierWriteWithoutTransaction(_:)``.
     public func barrierWriteWithoutTransaction<T: Sendable>(_ updates: @escaping @Sendable (Database) throws -> T) async throws -> T {
         try await serialized.execute(updates)
     }
 
+    /// Runs `updates` with write access, inside another access of this database too.
     public func unsafeReentrantWrite<T>(_ updates: (Database) throws -> T) throws -> T {
         try serialized.reentrantSync(updates)
     }
 
+    /// Runs `value` later in a read-only transaction; it gets the connection, or the error that prevented the read.
     public func asyncRead(_ value: @escaping @Sendable (Result<Database, any Error>) -> Void) {
         serialized.async { result in
             result.deliver(isolatedBy: { db, body in
@@ -110,18 +121,22 @@ public final class DatabaseQueue: DatabaseWriter {
         }
     }
 
+    /// Runs `value` later, without a transaction.
     public func asyncUnsafeRead(_ value: @escaping @Sendable (Result<Database, any Error>) -> Void) {
         serialized.async(value)
     }
 
+    /// Runs `updates` later with write access, outside of any transaction.
     public func asyncWriteWithoutTransaction(_ updates: @escaping @Sendable (Database) -> Void) {
         serialized.async { result in if case .success(let db) = result { updates(db) } }
     }
 
+    /// Runs `updates` later, once every other access has finished.
     public func asyncBarrierWriteWithoutTransaction(_ updates: @escaping @Sendable (Result<Database, any Error>) -> Void) {
         serialized.async(updates)
     }
 
+    /// Starts an observation; ``ValueObservation/start(in:scheduling:onError:onChange:)`` calls it.
     public func _add<Reducer: ValueReducer>(
         observation: ValueObservation<Reducer>,
         scheduling scheduler: some ValueObservationScheduler,
