@@ -4,6 +4,30 @@ import SecureStore
 import XCTest
 
 final class DatabaseQueueTests: SecureStoreTestCase {
+    func testJournalModeAndTargetQueues() throws {
+        var config = keyedConfiguration(passphrase: "secret")
+        config.journalMode = .wal
+        let target = DispatchQueue(label: "target", qos: .utility)
+        let key = DispatchSpecificKey<String>()
+        target.setSpecific(key: key, value: "target")
+        config.targetQueue = target
+        XCTAssertEqual(config.readQoS, .utility)
+        XCTAssertEqual(config.writeQoS, .utility)
+        config.writeTargetQueue = DispatchQueue(label: "writes", qos: .background)
+        XCTAssertEqual(config.writeQoS, .background)
+        config.writeTargetQueue = nil
+
+        let dbQueue = try DatabaseQueue(path: path("wal.db"), configuration: config)
+        XCTAssertEqual(try dbQueue.read { try String.fetchOne($0, sql: "PRAGMA journal_mode") }, "wal")
+        XCTAssertEqual(try dbQueue.read { try Int.fetchOne($0, sql: "PRAGMA synchronous") }, 1)
+        // The connection's queue runs on the target queue.
+        XCTAssertEqual(try dbQueue.read { _ in DispatchQueue.getSpecific(key: key) }, "target")
+
+        // The default stays SQLite's rollback journal.
+        let plain = try makeEncryptedQueue("default.db")
+        XCTAssertEqual(try plain.read { try String.fetchOne($0, sql: "PRAGMA journal_mode") }, "delete")
+    }
+
     /// New database files are private whatever the umask; their WAL and
     /// shared-memory files follow; an existing file keeps its mode.
     func testNewDatabaseFilesAreCreatedPrivate() throws {

@@ -30,6 +30,44 @@ public struct Configuration: Sendable {
     /// The largest number of reader connections of a pool.
     public var maximumReaderCount = 5
 
+    /// The journal mode of a ``DatabaseQueue``: `.wal` switches its file to
+    /// WAL mode (with `synchronous = NORMAL`). A ``DatabasePool`` is always
+    /// in WAL mode. Default `.default`: SQLite's rollback journal.
+    public var journalMode = JournalModeConfiguration.default
+
+    /// The journal modes of ``journalMode``.
+    public enum JournalModeConfiguration: Sendable {
+        /// SQLite's default, the rollback journal (a pool uses WAL anyway).
+        case `default`
+        /// Write-ahead logging.
+        case wal
+    }
+
+    /// The quality of service of the connections' dispatch queues. Default
+    /// `.userInitiated`.
+    public var qos: DispatchQoS = .userInitiated
+
+    /// The quality of service of read-only connections: the target queue's,
+    /// or ``qos``.
+    public var readQoS: DispatchQoS { targetQueue?.qos ?? qos }
+
+    /// The quality of service of the writer: the write target queue's, the
+    /// target queue's, or ``qos``.
+    public var writeQoS: DispatchQoS { writeTargetQueue?.qos ?? targetQueue?.qos ?? qos }
+
+    /// A queue for the connections' dispatch queues to target (serial for a
+    /// ``DatabaseQueue``). Default nil.
+    public var targetQueue: DispatchQueue?
+
+    /// A queue for the writer's dispatch queue to target, instead of
+    /// ``targetQueue``. Default nil.
+    public var writeTargetQueue: DispatchQueue?
+
+    /// Whether SQL may quote strings with double quotes (`"text"`). SQLite
+    /// 3.15.2 always accepts them (turning them off needs SQLite 3.29), so
+    /// this setting, false by default as in GRDB, changes nothing here.
+    public var acceptsDoubleQuotedStringLiterals = false
+
     /// SQLCipher settings that differ from SQLCipher 3's defaults. They are
     /// applied right after the key, on every connection: a file made with
     /// non-default settings can only be read with the same ones.

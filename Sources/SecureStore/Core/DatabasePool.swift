@@ -38,14 +38,7 @@ public final class DatabasePool: DatabaseWriter {
         // A read-only pool cannot change the journal mode: it reads the
         // file in the mode it is in.
         if !configuration.readonly {
-            let mode = try writer.sync { db in try String.fetchOne(db, sql: "PRAGMA journal_mode = WAL") }
-            guard mode == "wal" else {
-                throw DatabaseError(resultCode: .SQLITE_ERROR, message: "could not switch \(path) to WAL mode (got \(mode ?? "nothing"))")
-            }
-            // As GRDB does, and as SQLite advises for WAL: a commit survives
-            // a crash of the app; a power loss may lose the last commits,
-            // never corrupt the file.
-            try writer.sync { db in try db.execute(sql: "PRAGMA synchronous = NORMAL") }
+            try writer.sync { db in try db.setUpWALMode() }
         }
         var readerConfig = config
         readerConfig.readonly = true

@@ -30,6 +30,9 @@ public final class DatabaseQueue: DatabaseWriter {
         serialized = try SerializedDatabase(
             path: path, configuration: configuration,
             label: configuration.label ?? "SecureStore.DatabaseQueue")
+        if case .wal = configuration.journalMode, !configuration.readonly, path != ":memory:" {
+            try serialized.sync { db in try db.setUpWALMode() }
+        }
     }
 
     /// An in-memory database, gone when the queue is released.

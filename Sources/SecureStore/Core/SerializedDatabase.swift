@@ -13,7 +13,12 @@ final class SerializedDatabase: @unchecked Sendable {
     let path: String
 
     init(path: String, configuration: Configuration, label: String) throws {
-        let queue = DispatchQueue(label: label)
+        // Readers run at the read QoS on `targetQueue`; writers at the write
+        // QoS on `writeTargetQueue` (or `targetQueue`), as GRDB does.
+        let queue = configuration.readonly
+            ? DispatchQueue(label: label, qos: configuration.readQoS, target: configuration.targetQueue)
+            : DispatchQueue(label: label, qos: configuration.writeQoS,
+                            target: configuration.writeTargetQueue ?? configuration.targetQueue)
         queue.setSpecific(key: onQueueKey, value: true)
         self.queue = queue
         self.path = path

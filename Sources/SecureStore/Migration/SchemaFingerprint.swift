@@ -11,16 +11,8 @@ extension Database {
     /// Two databases with the same schema have the same fingerprint,
     /// whatever their data and however their SQL was indented.
     public func schemaFingerprint() throws -> String {
-        let rows = try Row.fetchAll(self, sql: """
-            SELECT type, name, tbl_name, sql FROM sqlite_master
-            WHERE name NOT LIKE 'sqlite\\_%' ESCAPE '\\'
-              AND tbl_name NOT IN ('\(MigrationHistory.tableName)', '\(MigrationHistory.grdbTableName)')
-            ORDER BY type, name
-            """)
-        let lines = rows.map { row -> String in
-            let sql = (row["sql"] as String?).map(Self.normalize) ?? ""
-            return [row["type"] as String, (row["name"] as String).lowercased(),
-                    (row["tbl_name"] as String).lowercased(), sql].joined(separator: "\u{1F}")
+        let lines = try schemaSnapshot().objects.map { object in
+            [object.type, object.name, object.table, object.sql].joined(separator: "\u{1F}")
         }
         return SHA256Digest.hex(of: lines.joined(separator: "\n"))
     }

@@ -37,4 +37,15 @@ extension Database {
         }
         return (Int(walFrameCount), Int(checkpointedFrameCount))
     }
+
+    /// Switches the file to WAL mode, with `synchronous = NORMAL` as GRDB
+    /// does and SQLite advises for WAL: a commit survives a crash of the
+    /// app; a power loss may lose the last commits, never corrupt the file.
+    func setUpWALMode() throws {
+        let mode = try String.fetchOne(self, sql: "PRAGMA journal_mode = WAL")
+        guard mode == "wal" else {
+            throw DatabaseError(resultCode: .SQLITE_ERROR, message: "could not switch \(path) to WAL mode (got \(mode ?? "nothing"))")
+        }
+        try execute(sql: "PRAGMA synchronous = NORMAL")
+    }
 }
