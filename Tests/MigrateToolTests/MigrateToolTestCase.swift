@@ -53,6 +53,20 @@ class MigrateToolTestCase: XCTestCase {
                                          stdin: stdin, environment: environment)
     }
 
+    /// A migrations directory from (file name, SQL) pairs.
+    func migrationsDirectory(_ name: String, _ files: [(String, String)]) throws -> String {
+        let folder = path(name)
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+        for (file, sql) in files { try sql.write(toFile: folder + "/" + file, atomically: true, encoding: .utf8) }
+        return folder
+    }
+
+    /// A first migration that creates `brand(id, name NOT NULL)`, with its down step.
+    let brand = [
+        ("0001_Brand.up.sql", "CREATE TABLE brand (id INTEGER PRIMARY KEY, name TEXT NOT NULL);"),
+        ("0001_Brand.down.sql", "DROP TABLE brand;"),
+    ]
+
     /// The permission bits of a file.
     func mode(_ file: String) throws -> Int {
         try XCTUnwrap(FileManager.default.attributesOfItem(atPath: file)[.posixPermissions] as? Int)

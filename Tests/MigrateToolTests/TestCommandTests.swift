@@ -5,20 +5,6 @@ import XCTest
 /// `migrate-tool test`: reversibility of every migration, on a scratch
 /// encrypted database, with seed data.
 final class TestCommandTests: MigrateToolTestCase {
-    /// A migrations directory from (file name, SQL) pairs.
-    private func directory(_ name: String, _ files: [(String, String)]) throws -> String {
-        let folder = path(name)
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
-        for (file, sql) in files {
-            try sql.write(toFile: folder + "/" + file, atomically: true, encoding: .utf8)
-        }
-        return folder
-    }
-
-    private let brand = [
-        ("0001_Brand.up.sql", "CREATE TABLE brand (id INTEGER PRIMARY KEY, name TEXT NOT NULL);"),
-        ("0001_Brand.down.sql", "DROP TABLE brand;"),
-    ]
 
     func testTheExampleMigrationsAreReversible() throws {
         let scratch = path("scratch")
@@ -41,7 +27,7 @@ final class TestCommandTests: MigrateToolTestCase {
     }
 
     func testADownStepThatForgetsAnIndex() throws {
-        let folder = try directory("forgets", brand + [
+        let folder = try migrationsDirectory("forgets", brand + [
             ("0002_Index.up.sql", "CREATE INDEX brand_on_name ON brand(name);"),
             ("0002_Index.down.sql", "-- forgot to drop the index\nSELECT 1;"),
         ])
@@ -51,7 +37,7 @@ final class TestCommandTests: MigrateToolTestCase {
     }
 
     func testSeedDataShowsLostValuesAndAStepThatFailsOnData() throws {
-        let folder = try directory("loses", brand + [
+        let folder = try migrationsDirectory("loses", brand + [
             ("0002_Label.up.sql", """
                 CREATE TABLE new_brand (id INTEGER PRIMARY KEY, label TEXT NOT NULL);
                 INSERT INTO new_brand SELECT id, name FROM brand;
@@ -77,7 +63,7 @@ final class TestCommandTests: MigrateToolTestCase {
             """), result.stdout)
 
         // The seed repeats a name: a UNIQUE index fails on the data.
-        let unique = try directory("unique", brand + [
+        let unique = try migrationsDirectory("unique", brand + [
             ("0002_Unique.up.sql", "CREATE UNIQUE INDEX brand_on_name ON brand(name);"),
             ("0002_Unique.down.sql", "DROP INDEX brand_on_name;"),
             ("0003_Later.up.sql", "CREATE TABLE later (a);"),
@@ -96,7 +82,7 @@ final class TestCommandTests: MigrateToolTestCase {
     }
 
     func testMigrationsWithoutADownStep() throws {
-        let folder = try directory("irreversible", brand + [("0002_Country.up.sql", "ALTER TABLE brand ADD COLUMN country TEXT;")])
+        let folder = try migrationsDirectory("irreversible", brand + [("0002_Country.up.sql", "ALTER TABLE brand ADD COLUMN country TEXT;")])
         let strict = try tool(["test", "--migrations", folder])
         XCTAssertEqual(strict.status, 8)
         XCTAssertTrue(strict.stdout.contains("Country: no down step (irreversible)"), strict.stdout)

@@ -90,4 +90,20 @@ final class ReversibilityTests: SecureStoreTestCase {
         XCTAssertTrue(empty.passed(allowingIrreversible: true), "\(empty.steps)")
         XCTAssertFalse(empty.passed())
     }
+
+    func testLintOfSwiftMigrations() throws {
+        var migrator = base
+        migrator.registerMigration("Zalora-v2") { db in
+            try db.execute(sql: "DROP TABLE brand")
+        }
+        migrator.registerMigration("Zalora-v3") { db in
+            try db.execute(sql: "INSERT INTO nosuch VALUES (1)")
+        } rollback: { _ in }
+        let findings = try migrator.lint()
+        XCTAssertEqual(findings.map(\.code), ["drop-table", "fails", "missing-down"], "\(findings)")
+        XCTAssertEqual(findings[0].description, "Zalora-v2:0: warning drop-table: drops table brand")
+        XCTAssertEqual(findings[1].severity, .error)
+        XCTAssertTrue(findings[1].message.contains("no such table: nosuch"), findings[1].message)
+        XCTAssertEqual(try base.lint(), [])
+    }
 }

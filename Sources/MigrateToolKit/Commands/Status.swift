@@ -25,7 +25,7 @@ extension MigrateToolCommand {
                 guard let migrator = try migrations.migrator(required: true) else { return .usage }
                 let dbQueue = try DatabaseFile.open(database, key: key, readonly: true, busyTimeout: 5)
                 defer { try? dbQueue.close() }
-                let report = try dbQueue.read { db in
+                var report = try dbQueue.read { db in
                     let validation = try migrator.validate(db)
                     let pending = MigrationPlan(direction: .up, steps: validation.pending)
                     return StatusReport(file: database, current: try migrator.history(db).last?.identifier,
@@ -35,6 +35,15 @@ extension MigrateToolCommand {
                                         forbiddenStatements: try migrator.forbiddenStatements(db, in: pending)
                                             .map(ForbiddenStatementReport.init))
                 }
+                if report.schemaDrift, let current = report.current, report.superseded.isEmpty {
+                    // What changed outside migrations: the file against its
+                    // migrations replayed on a scratch database.
+                    let expected = try ScratchDatabase.with(in: nil) { scratch in
+                        try migrator.migrate(scratch, upTo: current)
+                        return try scratch.read { db in try db.schemaSnapshot() }
+                    }
+                    report.schemaDifferences = try dbQueue.read { db in try db.schemaSnapshot() }.differences(from: expected)
+                }
                 if output.json {
                     Output.json(report)
                 } else {
@@ -42,6 +51,7 @@ extension MigrateToolCommand {
                     if !report.superseded.isEmpty { Output.line("superseded: \(report.superseded.joined(separator: ", "))") }
                     if !report.checksumMismatches.isEmpty { Output.line("changed after apply: \(report.checksumMismatches.joined(separator: ", "))") }
                     if report.schemaDrift { Output.line("schema drift: the schema changed outside migrations") }
+                    for difference in report.schemaDifferences ?? [] { Output.line("  \(difference)") }
                     for forbidden in report.forbiddenStatements {
                         Output.line("refused: \(forbidden.file):\(forbidden.line): \(forbidden.statement): \(forbidden.reason)")
                     }
@@ -59,6 +69,8 @@ struct StatusReport: Codable {
     var superseded: [String]
     var checksumMismatches: [String]
     var schemaDrift: Bool
+    /// With drift: how the schema differs from its migrations replayed.
+    var schemaDifferences: [String]?
     /// Statements of pending migrations that `apply` refuses.
     var forbiddenStatements: [ForbiddenStatementReport]
 
