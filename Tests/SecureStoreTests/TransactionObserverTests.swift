@@ -84,6 +84,27 @@ final class TransactionObserverTests: SecureStoreTestCase {
         XCTAssertEqual(recorder.events, ["delete player 1", "delete player 2", "delete player 3"])
     }
 
+    /// SQLite asks about deleting a table's rows when it drops the table:
+    /// answering SQLITE_IGNORE there (as for DELETE) would silently keep
+    /// the table. A migration that rebuilds an observed table needs it gone.
+    func testDropTableOfAnObservedTableDropsIt() throws {
+        try dbQueue.write { db in try db.execute(sql: "INSERT INTO player (name) VALUES ('a')") }
+        let recorder = Recorder { if case .delete = $0 { return true } else { return false } }
+        try dbQueue.writeWithoutTransaction { db in
+            db.add(transactionObserver: recorder)
+            try db.execute(sql: "DROP TABLE player")
+            XCTAssertFalse(try db.tableExists("player"))
+            try db.execute(sql: """
+                CREATE TABLE new_team (id INTEGER PRIMARY KEY, label TEXT);
+                INSERT INTO new_team SELECT id, name FROM team;
+                DROP TABLE team;
+                ALTER TABLE new_team RENAME TO team;
+                """)
+            XCTAssertEqual(try db.columns(in: "team").map(\.name), ["id", "label"])
+        }
+        XCTAssertEqual(recorder.commits, 5, "one per autocommitted statement")
+    }
+
     func testSavepointEventsAreHeldUntilReleasedAndDroppedOnRollback() throws {
         let recorder = Recorder()
         try dbQueue.writeWithoutTransaction { db in

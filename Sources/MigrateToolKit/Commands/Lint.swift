@@ -21,12 +21,16 @@ extension MigrateToolCommand {
         @Option(name: .customLong("fail-on"), help: "Exit 9 for findings of this severity or worse: warning or error.")
         var failOn: MigrationLintFinding.Severity = .error
 
+        @Flag(name: .customLong("no-integrity"), help: "Lint the directory even if its files do not match its migrations.sum.")
+        var noIntegrity = false
+
         @OptionGroup var output: OutputOptions
 
         func run() throws {
             try Output.run(json: output.json) {
                 var options = MigrationsOptions()
                 options.directory = directory
+                options.noIntegrity = noIntegrity
                 guard let migrator = try options.migrator(required: true) else { return .usage }
                 let findings = try migrator.lint()
                 let failing = findings.contains { $0.severity >= failOn }

@@ -20,9 +20,7 @@ extension MigrateToolCommand {
 
         func run() throws {
             try Output.run(json: output.json) {
-                try DatabaseFile.check(database, for: .read)
-                let key = try key.resolve()
-                guard let migrator = try migrations.migrator(required: true) else { return .usage }
+                let (key, migrator) = try migrations.prepare(reading: database, key: key)
                 let dbQueue = try DatabaseFile.open(database, key: key, readonly: true, busyTimeout: 5)
                 defer { try? dbQueue.close() }
                 var report = try dbQueue.read { db in

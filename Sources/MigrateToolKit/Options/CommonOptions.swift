@@ -19,6 +19,9 @@ public struct MigrationsOptions: ParsableArguments {
         "Directory of SQL migrations: <number>_<identifier>.up.sql and .down.sql.", valueName: "dir"))
     var directory: String?
 
+    @Flag(name: .customLong("no-integrity"), help: "Use the directory even if its files do not match its migrations.sum.")
+    var noIntegrity = false
+
     public init() {}
 
     /// The migrator: the embedded one of an app's own tool, followed by the
@@ -27,13 +30,24 @@ public struct MigrationsOptions: ParsableArguments {
         var migrator = ToolContext.embeddedMigrator
         if let directory {
             var loaded = migrator ?? DatabaseMigrator()
-            try loaded.registerMigrations(from: URL(fileURLWithPath: directory))
+            try loaded.registerMigrations(from: URL(fileURLWithPath: directory), verifyingIntegrity: !noIntegrity)
             migrator = loaded
         }
         if migrator == nil && required {
             throw ToolError(.usage, "--migrations <dir> is required")
         }
         return migrator
+    }
+}
+
+extension MigrationsOptions {
+    /// What a command that reads `database` with migrations needs first: the
+    /// file checked, the key, the migrator (required).
+    func prepare(reading database: String, key: KeyOptions) throws -> (key: DatabaseKey?, migrator: DatabaseMigrator) {
+        try DatabaseFile.check(database, for: .read)
+        let resolved = try key.resolve()
+        guard let migrator = try migrator(required: true) else { throw ToolError(.usage, "--migrations <dir> is required") }
+        return (resolved, migrator)
     }
 }
 

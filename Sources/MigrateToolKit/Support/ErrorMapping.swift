@@ -20,6 +20,8 @@ enum ErrorMapping {
                 return ToolError(.usage, "\(file): \(error)")
             case .missingRollback, .duplicateIdentifier:
                 return ToolError(.configuration, "\(file): \(error)")
+            case .integrity:
+                return ToolError(.drift, "\(error)")
             }
         case let error as DatabaseError:
             return databaseError(error, file: file)

@@ -93,6 +93,9 @@ final class StatementAuthorizer {
     private(set) var transactionEffect: Statement.TransactionEffect?
     /// True when the statement deletes rows of a table.
     private(set) var canDeleteRows = false
+    /// True while compiling a `DROP TABLE`: SQLite then asks about deleting
+    /// the table's rows, and SQLITE_IGNORE there would skip the drop.
+    private var dropsTable = false
 
     /// The connection's transaction observers, once there are some.
     var broker: DatabaseObservationBroker?
@@ -114,6 +117,7 @@ final class StatementAuthorizer {
         eventKinds.removeAll()
         transactionEffect = nil
         canDeleteRows = false
+        dropsTable = false
     }
 
     /// Called when a classified statement starts running.
@@ -179,11 +183,15 @@ final class StatementAuthorizer {
                 recordChange(.delete(tableName: table))
                 canDeleteRows = true
                 // SQLITE_IGNORE turns off the truncate optimization, which
-                // deletes all rows without telling the update hook.
-                if broker?.observesDeletions(on: table) == true { return SQLITE_IGNORE }
+                // deletes all rows without telling the update hook. Not for
+                // a DROP TABLE: SQLite would silently not drop the table.
+                if !dropsTable, broker?.observesDeletions(on: table) == true { return SQLITE_IGNORE }
             }
         case SQLITE_CREATE_INDEX...SQLITE_DROP_VIEW, SQLITE_ALTER_TABLE, SQLITE_CREATE_VTABLE, SQLITE_DROP_VTABLE:
             schemaEffect = .schemaChange
+            if action == SQLITE_DROP_TABLE || action == SQLITE_DROP_TEMP_TABLE || action == SQLITE_DROP_VTABLE {
+                dropsTable = true
+            }
         case SQLITE_ATTACH:
             schemaEffect = .schemaChange
             return refuse(.attach, "ATTACH")

@@ -89,6 +89,25 @@ package enum PrivateFile {
         }
     }
 
+    /// Writes `data` to `path` crash-safely: a new private temporary file
+    /// beside it (`O_EXCL`, 0600), fsync, rename over the target (which keeps
+    /// its owner and mode), fsync of the directory.
+    package static func replace(_ path: String, with data: Data) throws {
+        let temporary = path + ".tmp-" + UUID().uuidString
+        let descriptor = try create(temporary)
+        do {
+            try write(data, to: descriptor, path: temporary)
+            guard Glibc.fsync(descriptor) == 0 else { throw error(errno, "cannot sync \(temporary)") }
+            close(descriptor)
+            if let ownership = ownership(of: path) { try apply(ownership, to: temporary) }
+            try renameAtomically(temporary, to: path)
+        } catch {
+            close(descriptor)
+            unlink(temporary)
+            throw error
+        }
+    }
+
     private static func write(_ data: Data, to descriptor: Int32, path: String) throws {
         try data.withUnsafeBytes { buffer in
             var offset = 0

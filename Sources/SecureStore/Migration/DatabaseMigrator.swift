@@ -91,9 +91,12 @@ public struct DatabaseMigrator: Sendable {
 
     /// Registers the migrations of a directory of SQL files (see
     /// ``SQLMigrationFile`` for the layout), after those already registered.
+    /// A directory with an integrity file (``MigrationIntegrityFile``) must
+    /// match it, unless `verifyingIntegrity` is false.
     public mutating func registerMigrations(
-        from directory: URL, foreignKeyChecks: ForeignKeyChecks = .deferred
+        from directory: URL, foreignKeyChecks: ForeignKeyChecks = .deferred, verifyingIntegrity: Bool = true
     ) throws {
+        if verifyingIntegrity { try MigrationIntegrityFile.check(directory: directory) }
         for file in try SQLMigrationFile.load(directory: directory) {
             append(Migration(file: file, foreignKeyChecks: foreignKeyChecks))
         }

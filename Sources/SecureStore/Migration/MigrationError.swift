@@ -28,6 +28,10 @@ public enum MigrationError: Error, Sendable, Equatable, CustomStringConvertible 
     /// transaction rolled back. `path` is nil (and `line` 0) for Swift
     /// migrations.
     case forbiddenStatement(identifier: String, path: String?, line: Int, statement: String, reason: String)
+    /// The migration files do not match the directory's integrity file
+    /// (``MigrationIntegrityFile``): edited, removed, added out of order, or
+    /// added without `migrate-tool hash`. Each problem names its file.
+    case integrity(directory: String, problems: [String])
 
     public var description: String {
         switch self {
@@ -51,6 +55,9 @@ public enum MigrationError: Error, Sendable, Equatable, CustomStringConvertible 
         case let .forbiddenStatement(identifier, path, line, statement, reason):
             let place = path.map { line > 0 ? "\($0):\(line): " : "\($0): " } ?? ""
             return "\(place)migration \"\(identifier)\" refused `\(statement.trimmedSQLStatement)`: \(reason)"
+        case let .integrity(directory, problems):
+            return "\(directory) does not match its \(MigrationIntegrityFile.fileName): " + problems.joined(separator: "; ")
+                + " (review the change, then run `migrate-tool hash \(directory)`)"
         }
     }
 }
