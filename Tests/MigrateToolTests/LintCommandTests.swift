@@ -41,6 +41,15 @@ final class LintCommandTests: MigrateToolTestCase {
         XCTAssertEqual(first["severity"] as? String, "error")
         XCTAssertEqual(first["path"] as? String, transaction + "/0002_Split.up.sql")
 
+        let savepoint = try migrationsDirectory("savepoint", brand + [
+            ("0002_Partial.up.sql", "SAVEPOINT half;\nINSERT INTO brand (name) VALUES ('x');\nROLLBACK TO half;\nRELEASE half;"),
+            ("0002_Partial.down.sql", "DELETE FROM brand WHERE name = 'x';"),
+        ])
+        let partial = try tool(["lint", savepoint])
+        XCTAssertEqual(partial.status, 0, partial.stdout)
+        XCTAssertEqual(partial.stdout.components(separatedBy: "warning savepoint:").count - 1, 3, partial.stdout)
+        XCTAssertTrue(partial.stdout.contains("0002_Partial.up.sql:3: warning savepoint: `ROLLBACK TO half;`"), partial.stdout)
+
         let notNull = try migrationsDirectory("not-null", brand + [
             ("0002_Code.up.sql", "ALTER TABLE brand ADD COLUMN code TEXT NOT NULL;"),
             ("0002_Code.down.sql", "SELECT 1;"),

@@ -18,7 +18,7 @@ final class RehearseCommandTests: MigrateToolTestCase {
         XCTAssertEqual(result.status, 0, result.stdout + result.stderr)
         let lines = result.stdout.split(separator: "\n").map(String.init)
         XCTAssertEqual(lines.count, 3, result.stdout)
-        XCTAssertTrue(lines[0].hasPrefix("Zalora-v2: ") && lines[0].contains(" ms, no rows changed, "), lines[0])
+        XCTAssertTrue(lines[0].hasPrefix("Zalora-v2: ") && lines[0].contains(" ms, no rows changed, ") && lines[0].hasSuffix(" bytes, integrity ok"), lines[0])
         // Zalora-v3 rebuilds the table: both rows are copied into the new one.
         XCTAssertTrue(lines[1].hasPrefix("Zalora-v3: ") && lines[1].contains(" ms, brandRGDB_v3 2 rows changed, "), lines[1])
         XCTAssertEqual(lines[2], "integrity: ok; the copy was removed; \(path("app.db")) was not changed")

@@ -13,6 +13,10 @@ final class SchemaCommandTests: MigrateToolTestCase {
         XCTAssertEqual(fromFile.status, 0, fromFile.stderr)
         let fromMigrations = try tool(["schema", migrations + "@"])
         XCTAssertEqual(fromMigrations.stdout, fromFile.stdout)
+        XCTAssertEqual(try tool(["schema", "--migrations", migrations, "--at", "Zalora-v3"]).stdout, fromFile.stdout)
+        XCTAssertEqual(try tool(["schema", "--migrations", migrations, "--at", "Zalora-v1"]).stdout,
+                       try tool(["schema", migrations + "@Zalora-v1"]).stdout)
+        XCTAssertEqual(try tool(["schema"]).status, 64)
         XCTAssertTrue(fromFile.stdout.hasPrefix("CREATE TABLE \"brandRGDB\""), fromFile.stdout)
         XCTAssertFalse(fromFile.stdout.contains("securestore_migrations"), "the history is left out")
         let same = try tool(["diff", path("app.db"), migrations + "@", "--key-file", keys])
@@ -26,6 +30,9 @@ final class SchemaCommandTests: MigrateToolTestCase {
         XCTAssertEqual(drift.stdout, "index brand_on_name: new\n")
         let status = try tool(["status", path("app.db"), "--migrations", migrations, "--key-file", keys])
         XCTAssertTrue(status.stdout.contains("schema drift: the schema changed outside migrations\n  index brand_on_name: new\n"), status.stdout)
+        let apply = try tool(["apply", path("app.db"), "--migrations", migrations, "--key-file", keys])
+        XCTAssertEqual(apply.status, 4)
+        XCTAssertTrue((apply.stdout + apply.stderr).contains("the schema changed outside migrations since \"Zalora-v3\" (index brand_on_name: new)"), apply.stdout + apply.stderr)
         let json = try tool(["status", path("app.db"), "--migrations", migrations, "--key-file", keys, "--json"])
         let object = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
         XCTAssertEqual(object?["schemaDifferences"] as? [String], ["index brand_on_name: new"])

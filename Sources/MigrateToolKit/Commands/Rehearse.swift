@@ -43,7 +43,8 @@ extension MigrateToolCommand {
                     for step in report.steps {
                         let rows = step.rowsChanged.isEmpty ? "no rows changed"
                             : step.rowsChanged.map { "\($0.table) \($0.rows)" }.joined(separator: ", ") + " rows changed"
-                        Output.line("\(step.identifier): \(step.milliseconds) ms, \(rows), \(step.sizeBefore) → \(step.sizeAfter) bytes")
+                        Output.line("\(step.identifier): \(step.milliseconds) ms, \(rows), \(step.sizeBefore) → \(step.sizeAfter) bytes, "
+                                    + "integrity \(step.integrity.joined(separator: "; "))")
                     }
                     if let error = report.error { Output.line("failed: \(error)") }
                     Output.line("integrity: \(report.integrity.joined(separator: "; ")); the copy was removed; \(database) was not changed")
@@ -71,8 +72,9 @@ extension MigrateToolCommand {
                     break
                 }
                 let milliseconds = Int((DispatchTime.now().uptimeNanoseconds - start) / 1_000_000)
+                let integrity = try dbQueue.read { db in try String.fetchAll(db, sql: "PRAGMA integrity_check") }
                 report.steps.append(.init(identifier: identifier, milliseconds: milliseconds, rowsChanged: counter.changes,
-                                          sizeBefore: sizeBefore, sizeAfter: fileSize(copy)))
+                                          sizeBefore: sizeBefore, sizeAfter: fileSize(copy), integrity: integrity))
             }
             report.integrity = try dbQueue.read { db in try String.fetchAll(db, sql: "PRAGMA integrity_check") }
             return report
@@ -122,6 +124,8 @@ struct RehearsalReport: Codable {
         var rowsChanged: [TableChanges]
         var sizeBefore: Int
         var sizeAfter: Int
+        /// `PRAGMA integrity_check` after this migration (the time is measured before it).
+        var integrity: [String]
     }
 
     var file: String

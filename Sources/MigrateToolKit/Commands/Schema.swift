@@ -15,14 +15,26 @@ extension MigrateToolCommand {
                 """)
 
         @Argument(help: "A database file, or DIR@ID for a migrations directory at a migration.")
-        var source: String
+        var source: String?
+
+        @Option(name: .customLong("migrations"), help: ArgumentHelp("Instead of SOURCE: a migrations directory...", valueName: "dir"))
+        var directory: String?
+
+        @Option(name: .long, help: ArgumentHelp("...applied up to this migration (default: all).", valueName: "id"))
+        var at: String?
 
         @OptionGroup var key: KeyOptions
         @OptionGroup var output: OutputOptions
 
+        func validate() throws {
+            guard (source == nil) != (directory == nil) else {
+                throw ValidationError("Give a SOURCE (a database file, or DIR@ID), or --migrations DIR [--at ID].")
+            }
+        }
+
         func run() throws {
             try Output.run(json: output.json) {
-                let schema = try SchemaSource(source).read(key: key)
+                let schema = try SchemaSource(source ?? "\(directory ?? "")@\(at ?? "")").read(key: key)
                 if output.json {
                     Output.json(schema.snapshot)
                 } else {

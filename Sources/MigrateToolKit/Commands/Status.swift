@@ -34,13 +34,7 @@ extension MigrateToolCommand {
                                             .map(ForbiddenStatementReport.init))
                 }
                 if report.schemaDrift, let current = report.current, report.superseded.isEmpty {
-                    // What changed outside migrations: the file against its
-                    // migrations replayed on a scratch database.
-                    let expected = try ScratchDatabase.with(in: nil) { scratch in
-                        try migrator.migrate(scratch, upTo: current)
-                        return try scratch.read { db in try db.schemaSnapshot() }
-                    }
-                    report.schemaDifferences = try dbQueue.read { db in try db.schemaSnapshot() }.differences(from: expected)
+                    report.schemaDifferences = try dbQueue.read { db in try migrator.driftDifferences(db, since: current) }
                 }
                 if output.json {
                     Output.json(report)

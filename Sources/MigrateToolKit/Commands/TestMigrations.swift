@@ -87,35 +87,3 @@ struct TestReport: Codable {
     var passed: Bool
     var steps: [ReversibilityReport.Step]
 }
-
-/// A new private (0700) directory, removed with what it holds when `body`
-/// returns: where scratch databases and rehearsal copies go.
-enum ScratchDirectory {
-    static func with<T>(in parent: String?, _ body: (URL) throws -> T) throws -> T {
-        let base = URL(fileURLWithPath: parent ?? NSTemporaryDirectory(), isDirectory: true)
-        let directory = base.appendingPathComponent("migrate-tool-scratch-\(UUID().uuidString)", isDirectory: true)
-        do {
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: false,
-                                                    attributes: [.posixPermissions: 0o700])
-        } catch {
-            throw ToolError(.cannotCreate, "cannot make a scratch directory in \(base.path): \(error.localizedDescription)")
-        }
-        defer { try? FileManager.default.removeItem(at: directory) }
-        return try body(directory)
-    }
-}
-
-/// An encrypted database with a random key in a scratch directory: for
-/// checks that must never touch the user's files.
-enum ScratchDatabase {
-    static func with<T>(in parent: String?, _ body: (DatabaseQueue) throws -> T) throws -> T {
-        try ScratchDirectory.with(in: parent) { directory in
-            var config = Configuration()
-            let passphrase = UUID().uuidString
-            config.prepareDatabase { db in try db.usePassphrase(passphrase) }
-            let dbQueue = try DatabaseQueue(path: directory.appendingPathComponent("scratch.db").path, configuration: config)
-            defer { try? dbQueue.close() }
-            return try body(dbQueue)
-        }
-    }
-}

@@ -83,8 +83,10 @@ struct MigrationJob: Sendable {
                             "\(file): migration \"\(mismatch.identifier)\" was edited after it was applied (checksum differs); restore the file, or --force")
         }
         if let drift = validation.schemaDrift {
+            let changes = (try? migrator.driftDifferences(db, since: drift.lastMigration)) ?? []
             throw ToolError(.drift,
-                            "\(file): the schema changed outside migrations since \"\(drift.lastMigration)\"; investigate, or --force")
+                            "\(file): the schema changed outside migrations since \"\(drift.lastMigration)\""
+                                + (changes.isEmpty ? "" : " (" + changes.joined(separator: "; ") + ")") + "; investigate, or --force")
         }
     }
 

@@ -13,6 +13,8 @@ extension DatabaseMigrator {
     /// - `drop-table`, `drop-column` (warning): the migration removes a
     ///   table, or a column (a table rebuild that leaves one out).
     /// - `unfiltered-write` (warning): `DELETE` or `UPDATE` without `WHERE`.
+    /// - `savepoint` (warning): `SAVEPOINT`, `RELEASE` or `ROLLBACK TO`
+    ///   outside a trigger (allowed, but a partial rollback fails nothing).
     /// - `missing-down` (warning) and `down-not-restoring` (error): see
     ///   ``verifyReversibility(in:seed:)``.
     /// - `case-mismatch` (warning): a name written with another case than
@@ -83,6 +85,11 @@ extension DatabaseMigrator {
             if (words.first == "DELETE" || words.first == "UPDATE"), !words.contains("WHERE") {
                 return MigrationLintFinding(code: "unfiltered-write", severity: .warning, identifier: identifier, path: path,
                                             line: line, message: "`\(text.prefix(80))` changes every row of its table")
+            }
+            if words.first == "SAVEPOINT" || words.first == "RELEASE" || words.starts(with: ["ROLLBACK", "TO"]) {
+                return MigrationLintFinding(code: "savepoint", severity: .warning, identifier: identifier, path: path, line: line,
+                                            message: "`\(text.prefix(80))`: the migration already runs in a transaction; a savepoint "
+                                                + "rolled back in the file undoes part of it without failing it")
             }
             if words.starts(with: ["ALTER", "TABLE"]), words.contains("ADD"), words.contains("NOT"), words.contains("NULL"),
                !words.contains("DEFAULT") {

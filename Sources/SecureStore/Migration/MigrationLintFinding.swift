@@ -22,7 +22,7 @@ public struct MigrationLintFinding: Sendable, Codable, Hashable, CustomStringCon
     }
 
     /// The stable code: `drop-table`, `drop-column`, `unfiltered-write`,
-    /// `not-null-without-default`, `breaks-transaction`, `fails`,
+    /// `savepoint`, `not-null-without-default`, `breaks-transaction`, `fails`,
     /// `missing-down`, `down-not-restoring`, `case-mismatch`.
     public var code: String
     /// How bad it is.
