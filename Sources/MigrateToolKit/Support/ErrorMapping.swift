@@ -22,6 +22,10 @@ enum ErrorMapping {
                 return ToolError(.configuration, "\(file): \(error)")
             case .integrity:
                 return ToolError(.drift, "\(error)")
+            case .baselineMismatch:
+                return ToolError(.drift, "\(file): \(error)")
+            case .baselineOfMigratedDatabase:
+                return ToolError(.usage, "\(file): \(error)")
             }
         case let error as DatabaseError:
             return databaseError(error, file: file)

@@ -32,6 +32,11 @@ public enum MigrationError: Error, Sendable, Equatable, CustomStringConvertible 
     /// (``MigrationIntegrityFile``): edited, removed, added out of order, or
     /// added without `migrate-tool hash`. Each problem names its file.
     case integrity(directory: String, problems: [String])
+    /// `baseline`: the database's schema is not the schema the migrations up
+    /// to `identifier` produce; `differences` says how (nothing was recorded).
+    case baselineMismatch(identifier: String, differences: [String])
+    /// `baseline`: the database has a migration history already.
+    case baselineOfMigratedDatabase
 
     public var description: String {
         switch self {
@@ -55,6 +60,11 @@ public enum MigrationError: Error, Sendable, Equatable, CustomStringConvertible 
         case let .forbiddenStatement(identifier, path, line, statement, reason):
             let place = path.map { line > 0 ? "\($0):\(line): " : "\($0): " } ?? ""
             return "\(place)migration \"\(identifier)\" refused `\(statement.trimmedSQLStatement)`: \(reason)"
+        case let .baselineMismatch(identifier, differences):
+            return "the schema is not the one the migrations up to \"\(identifier)\" make: "
+                + differences.joined(separator: "; ") + " (nothing was recorded; check the --at migration, or --force)"
+        case .baselineOfMigratedDatabase:
+            return "the database has a migration history already: baseline is for databases that were never migrated"
         case let .integrity(directory, problems):
             return "\(directory) does not match its \(MigrationIntegrityFile.fileName): " + problems.joined(separator: "; ")
                 + " (review the change, then run `migrate-tool hash \(directory)`)"
