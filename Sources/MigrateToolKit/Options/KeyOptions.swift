@@ -20,6 +20,14 @@ public struct KeyOptions: ParsableArguments {
     @Option(name: .customLong("key-fd"), help: "Read the key from this open file descriptor (until end of file).")
     var keyFileDescriptor: Int32?
 
+    @Option(name: .customLong("key-command"), help: ArgumentHelp(
+        "Run this command (no shell; quotes group words) and read the key from its output, e.g. \"pass show app/db\".",
+        valueName: "command"))
+    var keyCommand: String?
+
+    @Option(name: .customLong("key-command-timeout"), help: ArgumentHelp("Seconds --key-command may take.", valueName: "seconds"))
+    var keyCommandTimeout: Double = 30
+
     @Option(name: .customLong("kdf-iter"), help: "SQLCipher kdf_iter the file was made with (default 64000).")
     var kdfIterations: Int?
 
@@ -29,10 +37,11 @@ public struct KeyOptions: ParsableArguments {
     public init() {}
 
     public func validate() throws {
-        let sources = [keyFile != nil, keyEnvironmentVariable != nil, keyFromStandardInput, keyFileDescriptor != nil]
+        let sources = [keyFile != nil, keyEnvironmentVariable != nil, keyFromStandardInput, keyFileDescriptor != nil, keyCommand != nil]
         guard sources.filter({ $0 }).count <= 1 else {
-            throw ValidationError("Give at most one of --key-file, --key-env, --key-stdin and --key-fd.")
+            throw ValidationError("Give at most one of --key-file, --key-env, --key-stdin, --key-fd and --key-command.")
         }
+        guard keyCommandTimeout > 0 else { throw ValidationError("--key-command-timeout must be more than zero seconds.") }
         if keyName != nil && keyFile == nil {
             throw ValidationError("--key-name goes with --key-file.")
         }
@@ -45,7 +54,7 @@ public struct KeyOptions: ParsableArguments {
     }
 
     var hasKeySource: Bool {
-        keyFile != nil || keyEnvironmentVariable != nil || keyFromStandardInput || keyFileDescriptor != nil
+        keyFile != nil || keyEnvironmentVariable != nil || keyFromStandardInput || keyFileDescriptor != nil || keyCommand != nil
     }
 
     /// Reads the key once; nil when no key source was given (a plaintext
@@ -53,6 +62,7 @@ public struct KeyOptions: ParsableArguments {
     func resolve() throws -> DatabaseKey? {
         try KeySources(file: keyFile, name: keyName, environmentVariable: keyEnvironmentVariable,
                        standardInput: keyFromStandardInput, descriptor: keyFileDescriptor,
+                       command: try keyCommand.map { try KeyCommand($0, timeout: keyCommandTimeout) },
                        kdfIterations: kdfIterations, pageSize: pageSize).resolve()
     }
 }
@@ -64,10 +74,11 @@ struct KeySources {
     var environmentVariable: String?
     var standardInput: Bool
     var descriptor: Int32?
+    var command: KeyCommand?
     var kdfIterations: Int?
     var pageSize: Int?
 
-    var isEmpty: Bool { file == nil && environmentVariable == nil && !standardInput && descriptor == nil }
+    var isEmpty: Bool { file == nil && environmentVariable == nil && !standardInput && descriptor == nil && command == nil }
 
     func resolve() throws -> DatabaseKey? {
         var key: DatabaseKey
@@ -78,6 +89,7 @@ struct KeySources {
                 throw ToolError(.configuration, "environment variable \(variable) is not set or empty")
             }
             key = try DatabaseKey.fromText(Array(value.utf8), origin: "environment variable \(variable)")
+            KeyCommand.remember(keyVariable: variable)
         } else if standardInput {
             guard let line = readLine(strippingNewline: true) else {
                 throw ToolError(.configuration, "standard input is empty: no key")
@@ -85,6 +97,10 @@ struct KeySources {
             key = try DatabaseKey.fromText(Array(line.utf8), origin: "standard input")
         } else if let descriptor {
             key = try DatabaseKey.fromText(try Self.read(descriptor: descriptor), origin: "file descriptor \(descriptor)")
+        } else if let command {
+            var bytes = try command.run()
+            defer { for index in bytes.indices { bytes[index] = 0 } }
+            key = try DatabaseKey.fromText(bytes, origin: "the output of \(command.arguments[0])")
         } else {
             return nil
         }

@@ -16,6 +16,10 @@ public struct NewKeyOptions: ParsableArguments {
     @Option(name: .customLong("new-key-fd"), help: "Read the new key from this open file descriptor.")
     var keyFileDescriptor: Int32?
 
+    @Option(name: .customLong("new-key-command"), help: ArgumentHelp(
+        "Run this command (no shell) and read the new key from its output.", valueName: "command"))
+    var keyCommand: String?
+
     @Option(name: .customLong("new-kdf-iter"), help: "kdf_iter for the re-encrypted file (default: the new key's, else 64000).")
     var kdfIterations: Int?
 
@@ -25,9 +29,9 @@ public struct NewKeyOptions: ParsableArguments {
     public init() {}
 
     public func validate() throws {
-        let sources = [keyFile != nil, keyEnvironmentVariable != nil, keyFileDescriptor != nil]
+        let sources = [keyFile != nil, keyEnvironmentVariable != nil, keyFileDescriptor != nil, keyCommand != nil]
         guard sources.filter({ $0 }).count <= 1 else {
-            throw ValidationError("Give at most one of --new-key-file, --new-key-env and --new-key-fd.")
+            throw ValidationError("Give at most one of --new-key-file, --new-key-env, --new-key-fd and --new-key-command.")
         }
         if keyName != nil && keyFile == nil { throw ValidationError("--new-key-name goes with --new-key-file.") }
         if let kdfIterations, kdfIterations <= 0 { throw ValidationError("--new-kdf-iter must be a positive number.") }
@@ -41,13 +45,14 @@ public struct NewKeyOptions: ParsableArguments {
     func resolve(current: DatabaseKey) throws -> DatabaseKey {
         let sources = KeySources(file: keyFile, name: keyName, environmentVariable: keyEnvironmentVariable,
                                  standardInput: false, descriptor: keyFileDescriptor,
+                                 command: try keyCommand.map { try KeyCommand($0, timeout: 30) },
                                  kdfIterations: kdfIterations, pageSize: pageSize)
         if var key = try sources.resolve() {
             key.origin = "new " + key.origin
             return key
         }
         guard kdfIterations != nil || pageSize != nil else {
-            throw ToolError(.usage, "rekey needs a new key (--new-key-file, --new-key-env, --new-key-fd) or new settings (--new-kdf-iter, --new-page-size)")
+            throw ToolError(.usage, "rekey needs a new key (--new-key-file, --new-key-env, --new-key-fd, --new-key-command) or new settings (--new-kdf-iter, --new-page-size)")
         }
         var key = current
         if let kdfIterations { key.cipherSettings.kdfIterations = kdfIterations }

@@ -1,0 +1,99 @@
+import Foundation
+
+/// A key printed by a command of the operator's (`pass show app/db`, `vault
+/// kv get -field=key secret/app`, `sops -d key.enc`, a KMS or TPM helper):
+/// run without a shell, with a timeout, its standard output read as the
+/// key (one trailing newline stripped). The output is never logged; the
+/// command's environment is the tool's, less the variables that held
+/// another key of this run.
+struct KeyCommand {
+    /// The words of the command: quotes group words, as a shell would, and
+    /// nothing else of a shell applies (no variables, globs or pipes).
+    let arguments: [String]
+    let timeout: Double
+
+    init(_ text: String, timeout: Double) throws {
+        var words: [String] = []
+        var current = ""
+        var quote: Character?
+        var inWord = false
+        for character in text {
+            if let open = quote {
+                if character == open { quote = nil } else { current.append(character) }
+            } else if character == "'" || character == "\"" {
+                quote = character
+                inWord = true
+            } else if character.isWhitespace {
+                if inWord { words.append(current) }
+                current = ""
+                inWord = false
+            } else {
+                current.append(character)
+                inWord = true
+            }
+        }
+        guard quote == nil else { throw ToolError(.usage, "--key-command: a quote is not closed") }
+        if inWord { words.append(current) }
+        guard !words.isEmpty else { throw ToolError(.usage, "--key-command is empty") }
+        arguments = words
+        self.timeout = timeout
+    }
+
+    /// Variables that held a key earlier in this run: never passed on.
+    nonisolated(unsafe) static var keyVariables: Set<String> = []
+    private static let lock = NSLock()
+    static func remember(keyVariable name: String) { lock.withLock { _ = keyVariables.insert(name) } }
+
+    /// The command's output, the key's bytes.
+    func run() throws -> [UInt8] {
+        let name = arguments[0]
+        guard let executable = Self.locate(name) else {
+            throw ToolError(.configuration, "--key-command: no executable \(name) (give a path, or put it in PATH)")
+        }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = Array(arguments.dropFirst())
+        let hidden = Self.lock.withLock { Self.keyVariables }
+        process.environment = ProcessInfo.processInfo.environment.filter { !hidden.contains($0.key) }
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        process.standardInput = FileHandle.nullDevice
+        do {
+            try process.run()
+        } catch {
+            throw ToolError(.configuration, "--key-command: cannot run \(executable): \(error.localizedDescription)")
+        }
+        /// The output, read on another thread so that the wait can time out.
+        final class Output: @unchecked Sendable { var data = Data() }
+        let read = Output()
+        let finished = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            read.data = output.fileHandleForReading.readDataToEndOfFile()
+            finished.signal()
+        }
+        if finished.wait(timeout: .now() + timeout) == .timedOut {
+            process.terminate()
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            throw ToolError(.configuration, "--key-command: \(name) did not finish within \(Int(timeout)) seconds")
+        }
+        process.waitUntilExit()
+        var data = read.data
+        defer { data.resetBytes(in: 0..<data.count); read.data.resetBytes(in: 0..<read.data.count) }
+        guard process.terminationStatus == 0 else {
+            throw ToolError(.configuration, "--key-command: \(name) exited with status \(process.terminationStatus)")
+        }
+        var bytes = [UInt8](data)
+        if bytes.last == UInt8(ascii: "\n") { bytes.removeLast() }
+        if bytes.last == UInt8(ascii: "\r") { bytes.removeLast() }
+        guard !bytes.isEmpty else { throw ToolError(.configuration, "--key-command: \(name) printed no key") }
+        return bytes
+    }
+
+    private static func locate(_ name: String) -> String? {
+        if name.contains("/") { return FileManager.default.isExecutableFile(atPath: name) ? name : nil }
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"
+        return path.split(separator: ":").map { "\($0)/\(name)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
+    }
+}
