@@ -14,6 +14,7 @@ import SecureStore
 /// }
 /// ```
 public struct MigrateToolCommand: ParsableCommand {
+    /// The command's name, abstract, subcommands and exit-code table.
     public static var configuration: CommandConfiguration {
         CommandConfiguration(
             commandName: ToolContext.commandName,
@@ -37,6 +38,7 @@ public struct MigrateToolCommand: ParsableCommand {
         return "\(ToolContext.commandName) \(version) (SQLCipher \(cipher), SQLite \(Database.sqliteLibVersion))"
     }
 
+    /// The command, ready for ArgumentParser to fill.
     public init() {}
 
     /// Runs the tool with an app's own migrations (and its own name).

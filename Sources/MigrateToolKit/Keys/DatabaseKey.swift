@@ -3,15 +3,18 @@ import SecureStore
 
 /// A key for a database file, and where it came from (for messages).
 public struct DatabaseKey: Sendable, CustomStringConvertible {
+    /// The key and its cipher settings.
     public var key: CipherKey
     /// "key file keys.conf, key [current]"; never the key itself.
     public var origin: String
 
+    /// A key, and where it came from (for messages; never its value).
     public init(key: CipherKey, origin: String) {
         self.key = key
         self.origin = origin
     }
 
+    /// The cipher settings the key opens files with.
     public var cipherSettings: CipherSettings {
         get { key.settings }
         set { key.settings = newValue }
@@ -61,5 +64,6 @@ public struct DatabaseKey: Sendable, CustomStringConvertible {
         key.configuration(readonly: readonly)
     }
 
+    /// Where the key came from, never the key.
     public var description: String { "key from \(origin)" }
 }

@@ -10,6 +10,7 @@ public struct OutputOptions: ParsableArguments {
     @Flag(name: .shortAndLong, help: "Log each step on standard error.")
     var verbose = false
 
+    /// The options with their defaults, for ArgumentParser to fill.
     public init() {}
 }
 
@@ -22,6 +23,7 @@ public struct MigrationsOptions: ParsableArguments {
     @Flag(name: .customLong("no-integrity"), help: "Use the directory even if its files do not match its migrations.sum.")
     var noIntegrity = false
 
+    /// The options with their defaults, for ArgumentParser to fill.
     public init() {}
 
     /// The migrator: the embedded one of an app's own tool, followed by the
@@ -57,8 +59,10 @@ public struct LockOptions: ParsableArguments {
         "Seconds to wait for another run to release the database.", valueName: "seconds"))
     var seconds: Double = 30
 
+    /// The options with their defaults, for ArgumentParser to fill.
     public init() {}
 
+    /// Checks the options together, before the command runs.
     public func validate() throws {
         guard seconds >= 0 else { throw ValidationError("--lock-timeout must be zero or more seconds.") }
     }
@@ -72,8 +76,10 @@ public struct BatchOptions: ParsableArguments {
     @Flag(name: .customLong("fail-fast"), help: "Stop at the first file that fails.")
     var failFast = false
 
+    /// The options with their defaults, for ArgumentParser to fill.
     public init() {}
 
+    /// Checks the options together, before the command runs.
     public func validate() throws {
         guard jobs >= 1 else { throw ValidationError("--jobs must be 1 or more.") }
     }

@@ -34,8 +34,10 @@ public struct KeyOptions: ParsableArguments {
     @Option(name: .customLong("page-size"), help: "SQLCipher cipher_page_size the file was made with (default 1024).")
     var pageSize: Int?
 
+    /// The options with their defaults, for ArgumentParser to fill.
     public init() {}
 
+    /// Checks the options together, before the command runs.
     public func validate() throws {
         let sources = [keyFile != nil, keyEnvironmentVariable != nil, keyFromStandardInput, keyFileDescriptor != nil, keyCommand != nil]
         guard sources.filter({ $0 }).count <= 1 else {

@@ -26,8 +26,10 @@ public struct NewKeyOptions: ParsableArguments {
     @Option(name: .customLong("new-page-size"), help: "cipher_page_size for the re-encrypted file (default: the new key's, else 1024).")
     var pageSize: Int?
 
+    /// The options with their defaults, for ArgumentParser to fill.
     public init() {}
 
+    /// Checks the options together, before the command runs.
     public func validate() throws {
         let sources = [keyFile != nil, keyEnvironmentVariable != nil, keyFileDescriptor != nil, keyCommand != nil]
         guard sources.filter({ $0 }).count <= 1 else {

@@ -52,13 +52,17 @@ public enum ToolExitCode: Int32, CaseIterable, Sendable, Codable {
 /// An error the tool reports: a message that names the file and what to do,
 /// and the exit code. The message never holds a key.
 public struct ToolError: Error, CustomStringConvertible, Sendable {
+    /// The exit code.
     public var code: ToolExitCode
+    /// What went wrong, and what to do; never a key.
     public var message: String
 
+    /// An error with its exit code.
     public init(_ code: ToolExitCode, _ message: String) {
         self.code = code
         self.message = message
     }
 
+    /// The message.
     public var description: String { message }
 }

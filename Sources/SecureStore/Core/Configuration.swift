@@ -78,6 +78,7 @@ public struct Configuration: Sendable {
     /// Set by DatabasePool: keys derived once for all its connections.
     var keyCache: DerivedKeyCache?
 
+    /// A configuration with the defaults.
     public init() {}
 
     /// Adds a function that runs on every new connection, before the first

@@ -30,6 +30,7 @@ public final class AnyCursor<Element>: Cursor {
         nextElement = next
     }
 
+    /// The next element, or nil after the last.
     public func next() throws -> Element? { try nextElement() }
 }
 
@@ -44,6 +45,7 @@ public final class DropFirstCursor<Base: Cursor>: Cursor {
         self.remaining = limit
     }
 
+    /// The next element, or nil after the last.
     public func next() throws -> Base.Element? {
         while remaining > 0 {
             remaining -= 1
@@ -65,6 +67,7 @@ public final class DropWhileCursor<Base: Cursor>: Cursor {
         self.predicate = predicate
     }
 
+    /// The next element, or nil after the last.
     public func next() throws -> Base.Element? {
         guard isDropping else { return try base.next() }
         while let element = try base.next() {
@@ -84,6 +87,7 @@ public final class EnumeratedCursor<Base: Cursor>: Cursor {
 
     init(_ base: Base) { self.base = base }
 
+    /// The next element, or nil after the last.
     public func next() throws -> (Int, Base.Element)? {
         guard let element = try base.next() else { return nil }
         defer { offset += 1 }
@@ -109,6 +113,7 @@ public final class FilterCursor<Base: Cursor>: Cursor {
         self.isIncluded = isIncluded
     }
 
+    /// The next element, or nil after the last.
     public func next() throws -> Base.Element? {
         while let element = try base.next() {
             if try isIncluded(element) { return element }
@@ -132,6 +137,7 @@ public final class FlattenCursor<Base: Cursor>: Cursor where Base.Element: Curso
 
     init(_ base: Base) { self.base = base }
 
+    /// The next element, or nil after the last.
     public func next() throws -> Base.Element.Element? {
         while true {
             if let inner, let element = try inner.next() { return element }
@@ -151,6 +157,7 @@ public final class MapCursor<Base: Cursor, Element>: Cursor {
         self.transform = transform
     }
 
+    /// The next element, or nil after the last.
     public func next() throws -> Element? {
         try base.next().map(transform)
     }
@@ -172,6 +179,7 @@ public final class PrefixCursor<Base: Cursor>: Cursor {
         self.remaining = maxLength
     }
 
+    /// The next element, or nil after the last.
     public func next() throws -> Base.Element? {
         guard remaining > 0 else { return nil }
         remaining -= 1
@@ -191,6 +199,7 @@ public final class PrefixWhileCursor<Base: Cursor>: Cursor {
         self.predicate = predicate
     }
 
+    /// The next element, or nil after the last.
     public func next() throws -> Base.Element? {
         guard !isDone, let element = try base.next() else { return nil }
         guard try predicate(element) else {

@@ -81,6 +81,7 @@ public final class RowCursor: DatabaseCursor {
         fetched = rows.makeIterator()
     }
 
+    /// The next element, or nil after the last.
     public func next() throws -> Row? {
         guard let stepper else { return fetched?.next() }
         return try stepper.step() ? row : nil
@@ -90,6 +91,7 @@ public final class RowCursor: DatabaseCursor {
 /// A cursor of values read from one column (the first, or the first of an
 /// adapted row).
 public final class DatabaseValueCursor<Value: DatabaseValueConvertible>: DatabaseCursor {
+    /// The statement the cursor steps.
     public var statement: Statement { stepper.statement }
     private let stepper: StatementStepper
 
@@ -97,6 +99,7 @@ public final class DatabaseValueCursor<Value: DatabaseValueConvertible>: Databas
         stepper = try StatementStepper(statement: statement, arguments: arguments, column: column)
     }
 
+    /// The next element, or nil after the last.
     public func next() throws -> Value? {
         try stepper.step() ? Value.decode(from: stepper.statement, index: stepper.column) : nil
     }
@@ -104,6 +107,7 @@ public final class DatabaseValueCursor<Value: DatabaseValueConvertible>: Databas
 
 /// A cursor of values read from one column through the fast path.
 public final class FastDatabaseValueCursor<Value: DatabaseValueConvertible & StatementColumnConvertible>: DatabaseCursor {
+    /// The statement the cursor steps.
     public var statement: Statement { stepper.statement }
     private let stepper: StatementStepper
 
@@ -111,6 +115,7 @@ public final class FastDatabaseValueCursor<Value: DatabaseValueConvertible & Sta
         stepper = try StatementStepper(statement: statement, arguments: arguments, column: column)
     }
 
+    /// The next element, or nil after the last.
     public func next() throws -> Value? {
         try stepper.step() ? Value.fastDecode(from: stepper.statement, index: stepper.column) : nil
     }

@@ -84,6 +84,7 @@ extension DatabaseError: CustomStringConvertible {
 }
 
 extension DatabaseError: Equatable {
+    /// Equal codes, messages, SQL and arguments.
     public static func == (lhs: DatabaseError, rhs: DatabaseError) -> Bool {
         lhs.extendedResultCode == rhs.extendedResultCode
             && lhs.message == rhs.message

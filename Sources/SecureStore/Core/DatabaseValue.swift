@@ -86,6 +86,7 @@ public struct DatabaseValue: Hashable, Sendable, CustomStringConvertible {
     }
 
     // Integers and reals compare by numeric value, as SQLite does.
+    /// Equal storage; integers and doubles of the same value are equal, as in SQLite.
     public static func == (lhs: DatabaseValue, rhs: DatabaseValue) -> Bool {
         switch (lhs.storage, rhs.storage) {
         case (.null, .null): return true
@@ -98,6 +99,7 @@ public struct DatabaseValue: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// Hashes what `==` compares.
     public func hash(into hasher: inout Hasher) {
         switch storage {
         case .null: hasher.combine(0)
@@ -120,11 +122,14 @@ public struct DatabaseValue: Hashable, Sendable, CustomStringConvertible {
 }
 
 extension DatabaseValue: DatabaseValueConvertible {
+    /// The value itself.
     public var databaseValue: DatabaseValue { self }
+    /// The value itself.
     public static func fromDatabaseValue(_ dbValue: DatabaseValue) -> DatabaseValue? { dbValue }
 }
 
 extension DatabaseValue: ExpressibleByNilLiteral {
+    /// NULL, written `nil`.
     public init(nilLiteral: ()) { self = .null }
 }
 

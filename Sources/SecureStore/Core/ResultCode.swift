@@ -12,8 +12,10 @@ internal import CSQLCipher
 /// }
 /// ```
 public struct ResultCode: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    /// The (extended) result code as SQLite numbers it.
     public let rawValue: CInt
 
+    /// The result code of this number.
     public init(rawValue: CInt) {
         self.rawValue = rawValue
     }

@@ -410,6 +410,7 @@ extension Row: Equatable, Hashable {
         return lhs.prefetchedRows == rhs.prefetchedRows
     }
 
+    /// Hashes what `==` compares.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(columnNames)
         hasher.combine(databaseValues)

@@ -452,6 +452,7 @@ public final class Statement {
 }
 
 extension Statement: CustomStringConvertible {
+    /// The statement's SQL.
     public var description: String { sql }
 }
 

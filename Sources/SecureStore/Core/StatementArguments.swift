@@ -79,6 +79,7 @@ public struct StatementArguments: Hashable, Sendable {
         return result
     }
 
+    /// Appends the positional values of `rhs` and adds its named ones; a name given twice stops the program.
     public static func += (lhs: inout StatementArguments, rhs: StatementArguments) {
         let replaced = lhs.append(contentsOf: rhs)
         precondition(replaced.isEmpty, "named arguments given twice: \(replaced.keys.sorted())")
@@ -86,6 +87,7 @@ public struct StatementArguments: Hashable, Sendable {
 }
 
 extension StatementArguments: ExpressibleByArrayLiteral {
+    /// Positional arguments, written as an array literal.
     public init(arrayLiteral elements: (any DatabaseValueConvertible)?...) {
         // A plain loop: `map` over existentials copies each one twice.
         var values: [DatabaseValue] = []
@@ -100,6 +102,7 @@ extension StatementArguments: ExpressibleByArrayLiteral {
 }
 
 extension StatementArguments: ExpressibleByDictionaryLiteral {
+    /// Named arguments, written as a dictionary literal.
     public init(dictionaryLiteral elements: (String, (any DatabaseValueConvertible)?)...) {
         self.init(elements)
     }

@@ -12,6 +12,7 @@ extension Cipher {
         /// Row counts of the tables that read fully.
         public var rowCounts: [String: Int]
 
+        /// True when the integrity check passed and every table read.
         public var isOK: Bool { integrity == ["ok"] && damagedTables.isEmpty }
     }
 

@@ -21,6 +21,7 @@ public enum Cipher {
     public struct ExportSummary: Sendable, Hashable {
         /// Row counts by table, migration history included.
         public var rowCounts: [String: Int]
+        /// `PRAGMA user_version` of the file.
         public var userVersion: Int
     }
 

@@ -7,6 +7,7 @@ import Foundation
 /// let dbQueue = try DatabaseQueue(path: path, configuration: key.configuration())
 /// ```
 public struct CipherKey: Sendable, CustomStringConvertible {
+    /// What the key is made of.
     public enum Material: Sendable {
         /// A passphrase: SQLCipher derives the key with PBKDF2.
         case passphrase(SecretBytes)
@@ -14,19 +15,23 @@ public struct CipherKey: Sendable, CustomStringConvertible {
         case rawKey(SecretBytes)
     }
 
+    /// The passphrase or the raw key.
     public var material: Material
     /// Settings the file was (or will be) made with.
     public var settings: CipherSettings
 
+    /// A key of this material and these cipher settings.
     public init(material: Material, settings: CipherSettings = CipherSettings()) {
         self.material = material
         self.settings = settings
     }
 
+    /// A passphrase, derived with PBKDF2 by SQLCipher.
     public init(passphrase: String, settings: CipherSettings = CipherSettings()) {
         self.init(material: .passphrase(SecretBytes(Array(passphrase.utf8))), settings: settings)
     }
 
+    /// A raw 256-bit key (32 bytes), used as it is.
     public init(rawKey: Data, settings: CipherSettings = CipherSettings()) {
         self.init(material: .rawKey(SecretBytes(Array(rawKey))), settings: settings)
     }
@@ -62,5 +67,6 @@ public struct CipherKey: Sendable, CustomStringConvertible {
         }
     }
 
+    /// The settings, never the key.
     public var description: String { "<key: \(settings)>" }
 }

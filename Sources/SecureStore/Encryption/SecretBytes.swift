@@ -7,6 +7,7 @@ import Foundation
 public final class SecretBytes: @unchecked Sendable, CustomStringConvertible {
     private var storage: [UInt8]
 
+    /// Takes the bytes; the copy is zeroed when released.
     public init(_ bytes: [UInt8]) {
         storage = bytes
     }

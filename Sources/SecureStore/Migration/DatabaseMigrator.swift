@@ -45,6 +45,7 @@ public struct DatabaseMigrator: Sendable {
     var registered: [Migration] = []
     private var duplicates: [String] = []
 
+    /// The options with their defaults, for ArgumentParser to fill.
     public init() {}
 
     /// A migrator whose `.deferred` migrations do not check foreign keys at

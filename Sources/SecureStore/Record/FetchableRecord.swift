@@ -175,6 +175,7 @@ public final class RecordCursor<Record: FetchableRecord>: DatabaseCursor {
         decoded = records.makeIterator()
     }
 
+    /// The next element, or nil after the last.
     public func next() throws -> Record? {
         guard let stepper, let row else { return decoded?.next() }
         guard try stepper.step() else { return nil }

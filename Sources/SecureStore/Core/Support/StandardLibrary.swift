@@ -39,6 +39,7 @@ extension StatementColumnConvertible where Self: FixedWidthInteger {
 extension Int: DatabaseValueConvertible, StatementColumnConvertible {
     // Concrete versions of the generic integer path: the generic one is not
     // specialized across modules, and costs several times more per column.
+    /// The column's value read straight from the statement; nil for NULL or a value of another type.
     public init?(sqliteStatement: SQLiteStatement, index: CInt) {
         guard let value = Int64(sqliteStatement: sqliteStatement, index: index) else { return nil }
         self = Int(value)
@@ -171,6 +172,7 @@ extension Optional: DatabaseValueConvertible where Wrapped: DatabaseValueConvert
 }
 
 extension Optional: StatementColumnConvertible where Wrapped: StatementColumnConvertible {
+    /// The column's value read straight from the statement; nil for NULL or a value of another type.
     public init?(sqliteStatement: SQLiteStatement, index: CInt) {
         guard let value = Wrapped(sqliteStatement: sqliteStatement, index: index) else { return nil }
         self = .some(value)
