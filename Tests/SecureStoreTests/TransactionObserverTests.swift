@@ -92,6 +92,10 @@ final class TransactionObserverTests: SecureStoreTestCase {
         let recorder = Recorder { if case .delete = $0 { return true } else { return false } }
         try dbQueue.writeWithoutTransaction { db in
             db.add(transactionObserver: recorder)
+            try db.execute(sql: "CREATE VIEW named AS SELECT name FROM player; CREATE TEMP VIEW scratch AS SELECT 1")
+            try db.execute(sql: "DROP VIEW named; DROP VIEW scratch")
+            XCTAssertFalse(try db.viewExists("named"))
+            XCTAssertFalse(try db.viewExists("scratch", in: "temp"))
             try db.execute(sql: "DROP TABLE player")
             XCTAssertFalse(try db.tableExists("player"))
             try db.execute(sql: """
@@ -102,7 +106,7 @@ final class TransactionObserverTests: SecureStoreTestCase {
                 """)
             XCTAssertEqual(try db.columns(in: "team").map(\.name), ["id", "label"])
         }
-        XCTAssertEqual(recorder.commits, 5, "one per autocommitted statement")
+        XCTAssertEqual(recorder.commits, 9, "one per autocommitted statement")
     }
 
     func testSavepointEventsAreHeldUntilReleasedAndDroppedOnRollback() throws {

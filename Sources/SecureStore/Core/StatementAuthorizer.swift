@@ -93,8 +93,8 @@ final class StatementAuthorizer {
     private(set) var transactionEffect: Statement.TransactionEffect?
     /// True when the statement deletes rows of a table.
     private(set) var canDeleteRows = false
-    /// True while compiling a `DROP TABLE`: SQLite then asks about deleting
-    /// the table's rows, and SQLITE_IGNORE there would skip the drop.
+    /// True while compiling a `DROP TABLE` or `DROP VIEW`: SQLite then asks
+    /// about deleting its rows, and SQLITE_IGNORE there would skip the drop.
     private var dropsTable = false
 
     /// The connection's transaction observers, once there are some.
@@ -189,7 +189,7 @@ final class StatementAuthorizer {
             }
         case SQLITE_CREATE_INDEX...SQLITE_DROP_VIEW, SQLITE_ALTER_TABLE, SQLITE_CREATE_VTABLE, SQLITE_DROP_VTABLE:
             schemaEffect = .schemaChange
-            if action == SQLITE_DROP_TABLE || action == SQLITE_DROP_TEMP_TABLE || action == SQLITE_DROP_VTABLE {
+            if [SQLITE_DROP_TABLE, SQLITE_DROP_TEMP_TABLE, SQLITE_DROP_VTABLE, SQLITE_DROP_VIEW, SQLITE_DROP_TEMP_VIEW].contains(action) {
                 dropsTable = true
             }
         case SQLITE_ATTACH:
