@@ -110,6 +110,7 @@ public struct DatabaseValue: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// The value for logs: `NULL`, `1`, `"text"`, `Data(3 bytes)` (never a blob's bytes).
     public var description: String {
         switch storage {
         case .null: return "NULL"

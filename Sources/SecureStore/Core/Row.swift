@@ -245,6 +245,8 @@ public final class Row {
         index(forColumn: columnName).flatMap { self[$0] }
     }
 
+    /// The value at `index`, converted; stops the program when it cannot be
+    /// (NULL into a non-optional type): use ``decode(_:atIndex:)`` for an error.
     public subscript<Value: DatabaseValueConvertible>(_ index: Int) -> Value {
         Row.valueOrTrap { try decode(Value.self, atIndex: index) }
     }
@@ -252,6 +254,7 @@ public final class Row {
     // The fast-path subscripts are inlinable so that they are specialized
     // in the caller's module: unspecialized, the runtime looks up generic
     // metadata for every column of every row.
+    /// The value at `index`, read straight from a live statement when it can be.
     @inlinable
     public subscript<Value: DatabaseValueConvertible & StatementColumnConvertible>(_ index: Int) -> Value {
         if let handle = statementHandle, let column = CInt(exactly: index),
@@ -262,10 +265,13 @@ public final class Row {
         return valueOrTrap(Value.self, atIndex: index)
     }
 
+    /// The value of the named column, converted; stops the program when it
+    /// cannot be: use ``decode(_:forColumn:)`` for an error.
     public subscript<Value: DatabaseValueConvertible>(_ columnName: String) -> Value {
         Row.valueOrTrap { try decode(Value.self, forColumn: columnName) }
     }
 
+    /// The value of the named column, read straight from a live statement when it can be.
     @inlinable
     public subscript<Value: DatabaseValueConvertible & StatementColumnConvertible>(_ columnName: String) -> Value {
         if let handle = statementHandle, let index = index(forColumn: columnName),

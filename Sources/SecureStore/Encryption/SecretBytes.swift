@@ -22,7 +22,9 @@ public final class SecretBytes: @unchecked Sendable, CustomStringConvertible {
     /// observe and reset it afterwards, from one test at a time.
     nonisolated(unsafe) package static var wipeObserver: (([UInt8]) -> Void)?
 
+    /// True for no bytes.
     public var isEmpty: Bool { storage.isEmpty }
+    /// The number of bytes.
     public var count: Int { storage.count }
 
     /// Lends the bytes as Data for the duration of `body`; the copy is
@@ -33,5 +35,6 @@ public final class SecretBytes: @unchecked Sendable, CustomStringConvertible {
         return try body(data)
     }
 
+    /// The size only, never the bytes.
     public var description: String { "<secret, \(storage.count) bytes>" }
 }

@@ -3,8 +3,11 @@ import Foundation
 /// What `migrate` or `rollback` would do, computed without changing
 /// anything: the basis of dry runs.
 public struct MigrationPlan: Sendable, Hashable {
+    /// Which way a plan goes.
     public enum Direction: String, Sendable {
+        /// Applying migrations.
         case up
+        /// Rolling them back.
         case down
     }
 
@@ -13,8 +16,10 @@ public struct MigrationPlan: Sendable, Hashable {
     /// The identifiers, in the order they would run.
     public var steps: [String]
 
+    /// True when there is nothing to do.
     public var isEmpty: Bool { steps.isEmpty }
 
+    /// A plan of these steps.
     public init(direction: Direction, steps: [String]) {
         self.direction = direction
         self.steps = steps
@@ -25,8 +30,11 @@ public struct MigrationPlan: Sendable, Hashable {
 public struct MigrationValidation: Sendable, Hashable {
     /// A migration file changed after it was applied.
     public struct ChecksumMismatch: Sendable, Hashable {
+        /// The migration.
         public var identifier: String
+        /// The checksum in the history.
         public var recorded: String
+        /// The checksum of the file now.
         public var current: String
     }
 
@@ -34,7 +42,9 @@ public struct MigrationValidation: Sendable, Hashable {
     public struct SchemaDrift: Sendable, Hashable {
         /// The last applied migration that recorded a fingerprint.
         public var lastMigration: String
+        /// The fingerprint in the history.
         public var recorded: String
+        /// The fingerprint of the schema now.
         public var current: String
     }
 
@@ -43,7 +53,9 @@ public struct MigrationValidation: Sendable, Hashable {
     /// Applied migrations this migrator does not know: the database was
     /// migrated by a newer release.
     public var superseded: [String]
+    /// Applied migrations whose file changed since.
     public var checksumMismatches: [ChecksumMismatch]
+    /// The schema change outside migrations, if any.
     public var schemaDrift: SchemaDrift?
 
     /// True when nothing is superseded, changed or drifted (pending

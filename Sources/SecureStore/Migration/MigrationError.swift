@@ -38,6 +38,7 @@ public enum MigrationError: Error, Sendable, Equatable, CustomStringConvertible 
     /// `baseline`: the database has a migration history already.
     case baselineOfMigratedDatabase
 
+    /// What went wrong, naming the migration, the file and the line when known.
     public var description: String {
         switch self {
         case .duplicateIdentifier(let identifier):
@@ -73,5 +74,6 @@ public enum MigrationError: Error, Sendable, Equatable, CustomStringConvertible 
 }
 
 extension MigrationError: LocalizedError {
+    /// The description.
     public var errorDescription: String? { description }
 }

@@ -164,6 +164,7 @@ extension EncodableRecord {
 }
 
 extension EncodableRecord where Self: Encodable {
+    /// The record's `Encodable` form, with its coding strategies.
     public func encode(to container: inout PersistenceContainer) throws {
         container = try RecordEncoder.persistenceContainer(of: self)
     }

@@ -48,6 +48,7 @@ extension URL: DatabaseValueConvertible {
     /// Stored as its absolute string.
     public var databaseValue: DatabaseValue { DatabaseValue(storage: .string(absoluteString)) }
 
+    /// The URL of a TEXT value; nil for other storage or an invalid URL.
     public static func fromDatabaseValue(_ dbValue: DatabaseValue) -> URL? {
         String.fromDatabaseValue(dbValue).flatMap { URL(string: $0) }
     }

@@ -81,6 +81,7 @@ extension Bool: DatabaseValueConvertible, StatementColumnConvertible {
     /// Stored as the integer 1 or 0.
     public var databaseValue: DatabaseValue { DatabaseValue(storage: .int64(self ? 1 : 0)) }
 
+    /// True for non-zero numbers; nil for other storage.
     public static func fromDatabaseValue(_ dbValue: DatabaseValue) -> Bool? {
         switch dbValue.storage {
         case .int64(let value): return value != 0
@@ -98,8 +99,10 @@ extension Bool: DatabaseValueConvertible, StatementColumnConvertible {
 }
 
 extension DatabaseValueConvertible where Self: BinaryFloatingPoint & Codable {
+    /// The value as a REAL.
     public var databaseValue: DatabaseValue { DatabaseValue(storage: .double(Double(self))) }
 
+    /// The value of a REAL or an INTEGER; nil for other storage.
     public static func fromDatabaseValue(_ dbValue: DatabaseValue) -> Self? {
         switch dbValue.storage {
         case .int64(let value): return Self(value)
@@ -131,6 +134,7 @@ extension Float: DatabaseValueConvertible, StatementColumnConvertible {}
 // MARK: String
 
 extension String: DatabaseValueConvertible, StatementColumnConvertible {
+    /// The value as TEXT.
     public var databaseValue: DatabaseValue { DatabaseValue(storage: .string(self)) }
 
     /// Accepts TEXT, and BLOBs of UTF-8 text, as SQLite converts them.
