@@ -170,8 +170,8 @@ extension MutablePersistableRecord {
     /// Runs the INSERT, through the connection's cached statement.
     func performInsert(_ db: Database, onConflict conflictResolution: Database.ConflictResolution? = nil) throws -> InsertionSuccess {
         var container = try persistenceContainer()
-        let resolution = conflictResolution ?? Self.persistenceConflictPolicy.conflictResolutionForInsert
-        let insert = try db.cachedInsert(for: Self.self, table: { Self.databaseTableName }, columns: container.columns,
+        let resolution = conflictResolution ?? type(of: self).persistenceConflictPolicy.conflictResolutionForInsert
+        let insert = try db.cachedInsert(for: type(of: self), table: { [recordType = type(of: self)] in recordType.databaseTableName }, columns: container.columns,
                                          conflictResolution: resolution)
         try insert.statement.execute(values: container.values)
         let rowID = db.lastInsertedRowID
@@ -186,7 +186,7 @@ extension MutablePersistableRecord {
     /// the key itself. Throws ``RecordError/recordNotFound(databaseTableName:key:)``
     /// when there is no such row.
     public func update(_ db: Database, onConflict conflictResolution: Database.ConflictResolution? = nil) throws {
-        let columns = try db.columns(in: Self.databaseTableName).map(\.name)
+        let columns = try db.columns(in: type(of: self).databaseTableName).map(\.name)
         try update(db, onConflict: conflictResolution, columns: columns)
     }
 
@@ -228,8 +228,8 @@ extension MutablePersistableRecord {
         // A record made only of its primary key still updates (a no-op
         // that tells whether the row exists).
         if updated.isEmpty { updated = key.map(\.column) }
-        let resolution = conflictResolution ?? Self.persistenceConflictPolicy.conflictResolutionForUpdate
-        let sql = "UPDATE \(PersistenceConflictPolicy.sql(resolution))\(Self.databaseTableName.quotedDatabaseIdentifier) SET "
+        let resolution = conflictResolution ?? type(of: self).persistenceConflictPolicy.conflictResolutionForUpdate
+        let sql = "UPDATE \(PersistenceConflictPolicy.sql(resolution))\(type(of: self).databaseTableName.quotedDatabaseIdentifier) SET "
             + updated.map { "\($0.quotedDatabaseIdentifier)=?" }.joined(separator: ", ")
             + " WHERE " + key.map { "\($0.column.quotedDatabaseIdentifier)=?" }.joined(separator: " AND ")
         let values = updated.compactMap(container.databaseValue) + key.map(\.value)
@@ -328,7 +328,7 @@ extension MutablePersistableRecord {
     mutating func updateOrInsertWithCallbacks(_ db: Database, onConflict conflictResolution: Database.ConflictResolution?) throws -> PersistenceSuccess {
         if try keyIsSet(db) {
             do {
-                let columns = try db.columns(in: Self.databaseTableName).map(\.name)
+                let columns = try db.columns(in: type(of: self).databaseTableName).map(\.name)
                 return try updateWithCallbacks(db, onConflict: conflictResolution, columns: Set(columns))
             } catch RecordError.recordNotFound {
                 // Not there: insert below.
@@ -348,7 +348,7 @@ extension MutablePersistableRecord {
                 deleted = false
                 return false
             }
-            let sql = "DELETE FROM \(Self.databaseTableName.quotedDatabaseIdentifier) WHERE "
+            let sql = "DELETE FROM \(type(of: self).databaseTableName.quotedDatabaseIdentifier) WHERE "
                 + key.map { "\($0.column.quotedDatabaseIdentifier)=?" }.joined(separator: " AND ")
             try db.cachedStatement(sql: sql).execute(arguments: StatementArguments(values: key.map(\.value)))
             deleted = db.changesCount > 0
@@ -362,27 +362,27 @@ extension MutablePersistableRecord {
     /// True if a row has the record's primary key.
     public func exists(_ db: Database) throws -> Bool {
         guard let key = try? primaryKeyValues(db, persistenceContainer()) else { return false }
-        let sql = "SELECT EXISTS (SELECT 1 FROM \(Self.databaseTableName.quotedDatabaseIdentifier) WHERE "
+        let sql = "SELECT EXISTS (SELECT 1 FROM \(type(of: self).databaseTableName.quotedDatabaseIdentifier) WHERE "
             + key.map { "\($0.column.quotedDatabaseIdentifier)=?" }.joined(separator: " AND ") + ")"
         return try Bool.fetchOne(db.cachedStatement(sql: sql), arguments: StatementArguments(values: key.map(\.value))) ?? false
     }
 
     private func keyIsSet(_ db: Database) throws -> Bool {
         let container = try persistenceContainer()
-        return try db.primaryKey(Self.databaseTableName).columns.allSatisfy { !(container.databaseValue($0)?.isNull ?? true) }
+        return try db.primaryKey(type(of: self).databaseTableName).columns.allSatisfy { !(container.databaseValue($0)?.isNull ?? true) }
     }
 
     /// The primary key columns and the record's values for them.
     /// Throws ``RecordError/recordNotFound(databaseTableName:key:)``, with
     /// every key column, when one of them is NULL.
     private func primaryKeyValues(_ db: Database, _ container: PersistenceContainer) throws -> [(column: String, value: DatabaseValue)] {
-        let key = try db.primaryKey(Self.databaseTableName).columns.map { ($0, container.databaseValue($0) ?? .null) }
+        let key = try db.primaryKey(type(of: self).databaseTableName).columns.map { ($0, container.databaseValue($0) ?? .null) }
         if key.contains(where: { $0.1.isNull }) { throw recordNotFound(key) }
         return key
     }
 
     private func recordNotFound(_ key: [(column: String, value: DatabaseValue)]) -> RecordError {
-        .recordNotFound(databaseTableName: Self.databaseTableName,
+        .recordNotFound(databaseTableName: type(of: self).databaseTableName,
                         key: Dictionary(key.map { ($0.column, $0.value) }, uniquingKeysWith: { first, _ in first }))
     }
 }

@@ -48,8 +48,8 @@ extension TableRecord where Self: EncodableRecord {
     public func recordNotFound(_ db: Database) -> any Error {
         do {
             let container = try PersistenceContainer(self)
-            let key = try db.primaryKey(Self.databaseTableName).columns.map { ($0, container.databaseValue($0) ?? .null) }
-            return RecordError.recordNotFound(databaseTableName: Self.databaseTableName,
+            let key = try db.primaryKey(type(of: self).databaseTableName).columns.map { ($0, container.databaseValue($0) ?? .null) }
+            return RecordError.recordNotFound(databaseTableName: type(of: self).databaseTableName,
                                               key: Dictionary(key, uniquingKeysWith: { first, _ in first }))
         } catch {
             return error
