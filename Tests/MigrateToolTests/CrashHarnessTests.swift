@@ -2,8 +2,8 @@ import Foundation
 import TestSupport
 import XCTest
 
-/// The crash harness: `migrate-tool` apply, rollback, rekey, encrypt and
-/// upgrade on files of about 57 MB, killed with SIGKILL at random moments.
+/// The crash harness: `migrate-tool` apply, rollback, rekey, encrypt,
+/// upgrade and restore on files of about 57 MB, killed with SIGKILL at random moments.
 /// After each kill an independent client checks that the file opens (for
 /// rekey and upgrade: in exactly one of its two forms), passes the
 /// integrity check, holds one whole state (the before or after of some
@@ -187,6 +187,30 @@ final class CrashHarnessTests: MigrateToolTestCase {
             XCTAssertEqual(try CrashHarness.state(of: trialFile, with: new), expected, "rekey trial \(trial)")
         }
         XCTAssertEqual(outcomes.values.reduce(0, +), Self.kills)
+    }
+
+    /// `restore` of a migrated backup over the unmigrated file: each kill
+    /// leaves the old database or the restored one, never a mix.
+    func testRestoreKilledAtRandom() throws {
+        let seed = try seed("restore.db", opener: .key(oldKey, label: "key"))
+        let opener = CrashHarness.Opener.key(oldKey, label: "key")
+        let backup = path("restore-source.backup")
+        try FileManager.default.copyItem(atPath: seed, toPath: backup)
+        let applied = try tool(["apply", backup, "--migrations", try writeMigrations(), "--key-env", "OLD_KEY", "--no-backup"], environment: environment)
+        XCTAssertEqual(applied.status, 0, applied.stderr)
+        let old = try XCTUnwrap(CrashHarness.state(of: seed, with: opener))
+        let restored = try XCTUnwrap(CrashHarness.state(of: backup, with: opener))
+        let arguments = ["restore", trialFile, "--from", backup, "--key-env", "OLD_KEY", "--backup-dir", path("restore-kept"), "--keep-backups", "1"]
+        let outcomes = try trials("restore", seed: seed, arguments: arguments) { trial in
+            let state = try XCTUnwrap(CrashHarness.state(of: trialFile, with: opener), "restore trial \(trial): the key no longer opens the file")
+            XCTAssertTrue(state == old || state == restored, "restore trial \(trial): neither the old nor the restored database: \(state)")
+            try assertNoPlaintext(trial, "restore")
+            return state == old ? "old database" : "restored database"
+        } checkRecovered: { trial in
+            XCTAssertEqual(try CrashHarness.state(of: trialFile, with: opener), restored, "restore trial \(trial)")
+        }
+        XCTAssertEqual(outcomes.values.reduce(0, +), Self.kills)
+        XCTAssertEqual(try names(in: path("restore-kept")).filter { $0.hasSuffix(".backup") }.count, 1, "--keep-backups 1")
     }
 
     func testEncryptKilledAtRandom() throws {

@@ -61,7 +61,11 @@ final class DiskFullTests: MigrateToolTestCase {
         try fillDatabase(file)
         let hash = try sha256OfFile(file)
         let key = ["--key-env", "DB_KEY"]
+        // A backup outside the small file system: its copy does not fit.
+        let backup = path("outside.backup")
+        XCTAssertEqual(try CommandLineClient.run("/bin/cp", [file, backup]).status, 0)
         let commands: [[String]] = [
+            ["restore", file, "--from", backup] + key,
             ["rekey", file, "--new-key-env", "NEW_KEY"] + key,
             ["decrypt", file, "--output", folder + "/plain.db", "--allow-plaintext"] + key,
             ["backup", file, "--output", folder + "/copy.db"] + key,

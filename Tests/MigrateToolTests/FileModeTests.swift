@@ -85,9 +85,18 @@ final class FileModeTests: MigrateToolTestCase {
             let upgradeBackup = try XCTUnwrap(try names(in: folder).first { $0.hasPrefix("legacy.db.") && $0.hasSuffix(".backup") })
             XCTAssertEqual(try mode(file(upgradeBackup)), 0o600, context)
 
+            // restore keeps the database's mode; the replaced file is kept
+            // 0600 in a --backup-dir the tool makes 0700.
+            try run(["restore", file("app.db"), "--from", file(backups[0]), "--backup-dir", file("kept")] + key, umask: mask)
+            XCTAssertEqual(try mode(file("app.db")), 0o640, context)
+            XCTAssertEqual(try mode(file("kept")), 0o700, context)
+            let kept = try names(in: file("kept"))
+            XCTAssertEqual(kept.count, 1, "\(context): \(kept)")
+            XCTAssertEqual(try mode(file("kept/" + kept[0])), 0o600, context)
+
             // Nothing else is left behind: no temporary, journal, -wal or -shm file.
             XCTAssertEqual(try names(in: folder).filter { !$0.hasSuffix(".backup") }, [
-                "app.db", "copy.db", "encrypted.db", "legacy.db", "open.db", "open.db.plaintext",
+                "app.db", "copy.db", "encrypted.db", "kept", "legacy.db", "open.db", "open.db.plaintext",
                 "plain-400.db", "plain.db", "private.db", "source.db",
             ], context)
         }
@@ -106,6 +115,8 @@ final class FileModeTests: MigrateToolTestCase {
         try run(["rekey", path("app.db"), "--new-key-env", "NEW_KEY"] + key, umask: 0o077)
         try run(["encrypt", path("plain.db")] + key, umask: 0o077)
         try run(["upgrade", path("legacy.db"), "--no-backup"] + key, umask: 0o077)
+        try run(["backup", path("plain.db"), "--output", path("plain-copy.db")] + key, umask: 0o077)
+        try run(["restore", path("plain.db"), "--from", path("plain-copy.db"), "--no-backup"] + key, umask: 0o077)
         for name in ["app.db", "plain.db", "legacy.db"] {
             let attributes = try FileManager.default.attributesOfItem(atPath: path(name))
             XCTAssertEqual((attributes[.ownerAccountID] as? NSNumber)?.uint32Value, nobody, name)

@@ -49,4 +49,28 @@ final class IntegrityFileTests: MigrateToolTestCase {
         XCTAssertEqual(tampered.status, 4)
         XCTAssertTrue(tampered.stderr.contains("migrations.sum itself was edited"), tampered.stderr)
     }
+
+    /// Checksums, schema fingerprints and the integrity file recorded by
+    /// release 0.1 (a hand-written SHA-256) stay valid with OpenSSL's:
+    /// `recorded-v0.1.db` is Examples/migrations applied by that release, and
+    /// `recorded-v0.1.sum` the integrity file its `hash` wrote for them.
+    func testDigestsRecordedByRelease01StayValid() throws {
+        let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Fixtures")
+        try FileManager.default.copyItem(at: fixtures.appendingPathComponent("recorded-v0.1.db"), to: URL(fileURLWithPath: path("recorded.db")))
+        try FileManager.default.copyItem(atPath: migrations, toPath: path("migrations"))
+        try? FileManager.default.removeItem(atPath: path("migrations/migrations.sum"))
+        let environment = ["FIXTURE_KEY": "fixture key"]
+        let status = try tool(["status", path("recorded.db"), "--migrations", path("migrations"), "--key-env", "FIXTURE_KEY", "--check", "--json"],
+                              environment: environment)
+        XCTAssertEqual(status.status, 0, status.stderr)
+        let report = try XCTUnwrap(try json(status.stdout) as? [String: Any])
+        XCTAssertEqual(report["current"] as? String, "Zalora-v3")
+        XCTAssertEqual(report["schemaDrift"] as? Bool, false)
+        XCTAssertEqual((report["checksumMismatches"] as? [Any])?.count, 0)
+        XCTAssertEqual(try tool(["hash", path("migrations")]).status, 0)
+        XCTAssertEqual(try String(contentsOfFile: path("migrations/migrations.sum"), encoding: .utf8),
+                       try String(contentsOf: fixtures.appendingPathComponent("recorded-v0.1.sum"), encoding: .utf8),
+                       "hash writes the integrity file release 0.1 wrote")
+    }
 }

@@ -69,6 +69,8 @@ final class SecretsTests: MigrateToolTestCase {
                 ["rollback", path("app.db"), "--migrations", migrations, "--all", "--verbose"],
                 ["verify", path("app.db"), "--json", "--verbose"],
                 ["backup", path("app.db"), "--output", path("backup-\(UUID().uuidString).db"), "--json"],
+                ["backups", path("app.db"), "--json"],
+                ["restore", path("app.db"), "--latest", "--json", "--verbose"],
             ]
             for arguments in commands {
                 let result = try run(arguments, source)
@@ -89,7 +91,7 @@ final class SecretsTests: MigrateToolTestCase {
         for source in try sources(for: nextSecret) {
             for arguments in [["inspect", path("app.db"), "--json"], ["apply", path("app.db"), "--migrations", migrations, "--verbose"],
                               ["verify", path("app.db")], ["rekey", path("app.db"), "--new-key-env", "THIRD", "--json"],
-                              ["encrypt", path("app.db"), "--json"]] {
+                              ["encrypt", path("app.db"), "--json"], ["restore", path("app.db"), "--latest", "--json"]] {
                 let result = try run(arguments, source, extraEnvironment: ["THIRD": "a third key"])
                 XCTAssertEqual(result.status, 65, "\(source.name) \(arguments[0]) with the wrong key: \(result.stdout)\(result.stderr)")
                 assertHidden(result, "\(source.name) \(arguments[0]) with the wrong key")

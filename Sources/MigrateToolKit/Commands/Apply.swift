@@ -20,10 +20,9 @@ extension MigrateToolCommand {
         @Flag(name: .long, help: "Apply even when the database is superseded, drifted, or a file changed.")
         var force = false
 
-        @Flag(name: .customLong("no-backup"), help: "Do not copy the database before changing it.")
-        var noBackup = false
 
         @OptionGroup var migrations: MigrationsOptions
+        @OptionGroup var backups: BackupOptions
         @OptionGroup var key: KeyOptions
         @OptionGroup var lock: LockOptions
         @OptionGroup var batch: BatchOptions
@@ -39,7 +38,7 @@ extension MigrateToolCommand {
                 guard let migrator = try migrations.migrator(required: true) else { return .usage }
                 let job = MigrationJob(key: try key.resolve(), migrator: migrator, request: .apply(upTo: target),
                                        lockTimeout: lock.seconds, dryRun: dryRun, force: force,
-                                       makesBackup: !noBackup, logger: Output.logger(verbose: output.verbose),
+                                       backups: backups.policy, logger: Output.logger(verbose: output.verbose),
                                        progress: progress)
                 let results = Batch.run(files: databases, jobs: batch.jobs, failFast: batch.failFast,
                                         progress: progress, job.run)

@@ -45,9 +45,7 @@ extension MigrateToolCommand {
         @Argument(help: "The database.")
         var database: String
 
-        @Flag(name: .customLong("no-backup"), help: "Do not copy the file first.")
-        var noBackup = false
-
+        @OptionGroup var backups: BackupOptions
         @OptionGroup var key: KeyOptions
         @OptionGroup var lock: LockOptions
         @OptionGroup var outputOptions: OutputOptions
@@ -62,9 +60,11 @@ extension MigrateToolCommand {
                         throw AlreadyDone(summary: try Cipher.summary(at: database, key: key.key),
                                           note: "already in the SQLCipher 3 format; nothing to do")
                     }
-                    let backup = noBackup ? nil : try FileCopy.backup(of: database)
+                    let store = backups.store(for: database)
+                    let backup = backups.noBackup ? nil : try store.copy()
                     do {
                         let report = try Cipher.upgrade(at: database, key: key.key, progress: progress)
+                        if !backups.noBackup { store.prune(keeping: backups.keep) }
                         return CipherOutcome(summary: report.summary, backup: backup, note: "upgraded from \(report.format)")
                     } catch {
                         // The file is unchanged: the backup is not needed.

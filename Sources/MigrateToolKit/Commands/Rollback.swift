@@ -23,10 +23,9 @@ extension MigrateToolCommand {
         @Flag(name: .customLong("dry-run"), help: "Print what would be rolled back; change nothing.")
         var dryRun = false
 
-        @Flag(name: .customLong("no-backup"), help: "Do not copy the database before changing it.")
-        var noBackup = false
 
         @OptionGroup var migrations: MigrationsOptions
+        @OptionGroup var backups: BackupOptions
         @OptionGroup var key: KeyOptions
         @OptionGroup var lock: LockOptions
         @OptionGroup var batch: BatchOptions
@@ -48,7 +47,7 @@ extension MigrateToolCommand {
                 let request: MigrationJob.Request = all ? .rollbackAll : target.map { .rollbackTo($0) } ?? .rollbackSteps(steps ?? 1)
                 let job = MigrationJob(key: try key.resolve(), migrator: migrator, request: request,
                                        lockTimeout: lock.seconds, dryRun: dryRun, force: true,
-                                       makesBackup: !noBackup, logger: Output.logger(verbose: output.verbose),
+                                       backups: backups.policy, logger: Output.logger(verbose: output.verbose),
                                        progress: progress)
                 let results = Batch.run(files: databases, jobs: batch.jobs, failFast: batch.failFast,
                                         progress: progress, job.run)

@@ -12,6 +12,8 @@ struct FileResult: Codable, Sendable {
     var steps: [String] = []
     var dryRun = false
     var backup: String?
+    /// Older backups removed after the run (`--keep-backups`).
+    var removedBackups: [String] = []
     var error: String?
     var exitCode: Int32 = 0
 
@@ -61,6 +63,7 @@ enum Batch {
             case .applied, .rolledBack:
                 var text = "\(result.file): \(result.status == .applied ? "applied" : "rolled back") \(result.steps.joined(separator: ", "))"
                 if let backup = result.backup { text += " (backup: \(backup))" }
+                if !result.removedBackups.isEmpty { text += "; \(result.removedBackups.count) older backup(s) removed" }
                 Output.line(text)
             }
         }

@@ -7,8 +7,10 @@ import SecureStore
 enum EncryptedBackup {
     /// Copies the file while a write transaction keeps other writers out,
     /// fsyncs the copy, and checks that it opens with the same key.
-    static func make(of path: String, dbQueue: DatabaseQueue, key: DatabaseKey?) throws -> String {
-        let backupPath = FileCopy.backupPath(for: path)
+    static func make(in store: BackupStore, dbQueue: DatabaseQueue, key: DatabaseKey?) throws -> String {
+        let path = store.database
+        store.removeStalePartialCopies()
+        let backupPath = try store.newPath()
         try dbQueue.writeWithoutTransaction { db in
             // Fold a WAL into the main file, then hold the write lock while copying.
             if try String.fetchOne(db, sql: "PRAGMA journal_mode") == "wal" {

@@ -19,7 +19,7 @@ struct MigrationJob: Sendable {
     var lockTimeout: Double
     var dryRun: Bool
     var force: Bool
-    var makesBackup: Bool
+    var backups: BackupPolicy
     var logger: Logger
     var progress: ProgressDisplay
 
@@ -44,15 +44,19 @@ struct MigrationJob: Sendable {
             if plan.isEmpty {
                 return FileResult(file: file, status: .upToDate)
             }
-            let backup = makesBackup ? try EncryptedBackup.make(of: file, dbQueue: dbQueue, key: key) : nil
+            let store = backups.store(for: file)
+            let backup = !backups.enabled ? nil : try EncryptedBackup.make(in: store, dbQueue: dbQueue, key: key)
             if let backup { logger.info("backup of \(file) written to \(backup)") }
             do {
                 try execute(plan, on: dbQueue, file: file) { done.append($0) }
             } catch {
                 throw migrationFailure(error, file: file, plan: plan, done: done)
             }
+            // Only now, after a successful run, are older backups removed.
+            let removed = !backups.enabled ? [] : store.prune(keeping: backups.keep)
+            for path in removed { logger.info("older backup \(path) removed (--keep-backups \(backups.keep))") }
             let status: FileResult.Status = plan.direction == .up ? .applied : .rolledBack
-            return FileResult(file: file, status: status, steps: done, backup: backup)
+            return FileResult(file: file, status: status, steps: done, backup: backup, removedBackups: removed)
         } catch {
             var failure = FileResult.failure(file, ErrorMapping.toolError(error, file: file), steps: done)
             failure.dryRun = dryRun
