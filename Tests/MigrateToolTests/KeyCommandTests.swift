@@ -52,4 +52,54 @@ final class KeyCommandTests: MigrateToolTestCase {
                                                     sql: "SELECT count(*) FROM sqlite_master;")
         XCTAssertEqual(reads.status, 0, reads.stderr)
     }
+
+    /// `command = ...` in a key file: the same runner, with errors that
+    /// name the key file, the line or the key, and `command_timeout`.
+    func testKeyFileCommand() throws {
+        _ = try makeDatabase()
+        let secret = path("secret")
+        FileManager.default.createFile(atPath: secret, contents: Data((passphrase + "\n").utf8), attributes: [.posixPermissions: 0o600])
+        let keys = path("command-keys")
+        try """
+            [vault]
+            command = /bin/cat "\(secret)"
+
+            [failing]
+            command = /bin/false
+
+            [silent]
+            command = /bin/true
+
+            [slow]
+            command = /bin/sleep 20
+            command_timeout = 1
+            """.write(toFile: keys, atomically: true, encoding: .utf8)
+        XCTAssertEqual(chmod(keys, 0o600), 0)
+        let status = ["status", path("app.db"), "--migrations", migrations, "--key-file", keys]
+        let ok = try tool(status + ["--verbose"])
+        XCTAssertEqual(ok.status, 0, ok.stderr)
+        XCTAssertFalse((ok.stdout + ok.stderr).contains(passphrase), "the key is never printed")
+
+        let before = try sha256OfFile(path("app.db"))
+        for (name, message) in [("failing", "key [failing]: command: /bin/false exited with status 1"),
+                                ("silent", "key [silent]: command: /bin/true printed no key"),
+                                ("slow", "did not finish within 1 seconds")] {
+            let started = Date()
+            let result = try tool(status + ["--key-name", name])
+            XCTAssertEqual(result.status, 78, "\(name): \(result.stderr)")
+            XCTAssertTrue(result.stderr.contains(message), "\(name): \(result.stderr)")
+            XCTAssertLessThan(Date().timeIntervalSince(started), 10)
+        }
+        XCTAssertEqual(try sha256OfFile(path("app.db")), before)
+
+        for (text, message) in [("[a]\ncommand = /bin/cat 'x\n", "command-keys:2: command: a quote is not closed"),
+                                ("[a]\ncommand = /bin/true\npassphrase = p\n", "more than one of passphrase, raw, env and command"),
+                                ("[a]\ncommand = /bin/true\ncommand_timeout = 0\n", "command_timeout must be a positive number")] {
+            try text.write(toFile: keys, atomically: true, encoding: .utf8)
+            XCTAssertEqual(chmod(keys, 0o600), 0)
+            let refused = try tool(status)
+            XCTAssertEqual(refused.status, 78, text)
+            XCTAssertTrue(refused.stderr.contains(message), "\(text): \(refused.stderr)")
+        }
+    }
 }

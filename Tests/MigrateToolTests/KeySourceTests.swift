@@ -113,9 +113,15 @@ final class KeysExampleTests: MigrateToolTestCase {
         let keys = path("keys.conf")
         try FileManager.default.copyItem(at: example, to: URL(fileURLWithPath: keys))
         try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: keys)
-        for name in ["demo", "demo-raw", "from-environment", "legacy-settings"] {
+        // `pass` here is a script that prints a passphrase.
+        let bin = path("bin")
+        try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: true)
+        FileManager.default.createFile(atPath: bin + "/pass", contents: Data("#!/bin/sh\necho \"from pass $2\"\n".utf8),
+                                       attributes: [.posixPermissions: 0o700])
+        for name in ["demo", "demo-raw", "from-environment", "from-a-secret-manager", "legacy-settings"] {
             let db = path("\(name).db")
-            let env = ["APP_DB_PASSPHRASE": "from the environment"]
+            let env = ["APP_DB_PASSPHRASE": "from the environment",
+                       "PATH": bin + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")]
             let created = try tool(["create", db, "--key-file", keys, "--key-name", name], environment: env)
             XCTAssertEqual(created.status, 0, "\(name): \(created.stderr)")
             let inspected = try tool(["inspect", db, "--key-file", keys, "--key-name", name], environment: env)

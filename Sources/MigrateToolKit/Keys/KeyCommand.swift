@@ -11,8 +11,12 @@ struct KeyCommand {
     /// nothing else of a shell applies (no variables, globs or pipes).
     let arguments: [String]
     let timeout: Double
+    /// Where the command was given, for messages: `--key-command`, or the
+    /// key file and key.
+    let label: String
 
-    init(_ text: String, timeout: Double) throws {
+    init(_ text: String, timeout: Double, label: String = "--key-command") throws {
+        self.label = label
         var words: [String] = []
         var current = ""
         var quote: Character?
@@ -32,9 +36,9 @@ struct KeyCommand {
                 inWord = true
             }
         }
-        guard quote == nil else { throw ToolError(.usage, "--key-command: a quote is not closed") }
+        guard quote == nil else { throw ToolError(.usage, "\(label): a quote is not closed") }
         if inWord { words.append(current) }
-        guard !words.isEmpty else { throw ToolError(.usage, "--key-command is empty") }
+        guard !words.isEmpty else { throw ToolError(.usage, "\(label) is empty") }
         arguments = words
         self.timeout = timeout
     }
@@ -48,7 +52,7 @@ struct KeyCommand {
     func run() throws -> [UInt8] {
         let name = arguments[0]
         guard let executable = Self.locate(name) else {
-            throw ToolError(.configuration, "--key-command: no executable \(name) (give a path, or put it in PATH)")
+            throw ToolError(.configuration, "\(label): no executable \(name) (give a path, or put it in PATH)")
         }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
@@ -62,7 +66,7 @@ struct KeyCommand {
         do {
             try process.run()
         } catch {
-            throw ToolError(.configuration, "--key-command: cannot run \(executable): \(error.localizedDescription)")
+            throw ToolError(.configuration, "\(label): cannot run \(executable): \(error.localizedDescription)")
         }
         /// The output, read on another thread so that the wait can time out.
         final class Output: @unchecked Sendable { var data = Data() }
@@ -76,18 +80,18 @@ struct KeyCommand {
             process.terminate()
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
-            throw ToolError(.configuration, "--key-command: \(name) did not finish within \(Int(timeout)) seconds")
+            throw ToolError(.configuration, "\(label): \(name) did not finish within \(Int(timeout)) seconds")
         }
         process.waitUntilExit()
         var data = read.data
         defer { data.resetBytes(in: 0..<data.count); read.data.resetBytes(in: 0..<read.data.count) }
         guard process.terminationStatus == 0 else {
-            throw ToolError(.configuration, "--key-command: \(name) exited with status \(process.terminationStatus)")
+            throw ToolError(.configuration, "\(label): \(name) exited with status \(process.terminationStatus)")
         }
         var bytes = [UInt8](data)
         if bytes.last == UInt8(ascii: "\n") { bytes.removeLast() }
         if bytes.last == UInt8(ascii: "\r") { bytes.removeLast() }
-        guard !bytes.isEmpty else { throw ToolError(.configuration, "--key-command: \(name) printed no key") }
+        guard !bytes.isEmpty else { throw ToolError(.configuration, "\(label): \(name) printed no key") }
         return bytes
     }
 

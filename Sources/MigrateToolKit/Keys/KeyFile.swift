@@ -15,11 +15,17 @@ import SecureStore
 /// [from-environment]
 /// env = APP_DB_PASSPHRASE
 /// page_size = 4096
+///
+/// [from-a-secret-manager]
+/// command = vault kv get -field=key secret/app/db
+/// command_timeout = 10
 /// ```
 ///
-/// Each key has exactly one of `passphrase`, `raw` (64 hex digits) or `env`
-/// (the name of an environment variable holding the passphrase), and
-/// optionally `kdf_iter` and `page_size`. A value may be put in double
+/// Each key has exactly one of `passphrase`, `raw` (64 hex digits), `env`
+/// (the name of an environment variable holding the passphrase) or
+/// `command` (run without a shell, as `--key-command` is; its output is the
+/// passphrase, or `x'<64 hex>'` for a raw key), and optionally `kdf_iter`,
+/// `page_size` and `command_timeout` (seconds, default 30). A value may be put in double
 /// quotes to keep spaces at its ends. The first key is the default.
 public struct KeyFile: Sendable {
     struct Entry: Sendable {
@@ -28,7 +34,13 @@ public struct KeyFile: Sendable {
         var passphrase: [UInt8]?
         var rawHex: [UInt8]?
         var environmentVariable: String?
+        var command: String?
+        var commandTimeout: Double = 30
         var settings = CipherSettings()
+
+        var sourceCount: Int {
+            [passphrase != nil, rawHex != nil, environmentVariable != nil, command != nil].filter { $0 }.count
+        }
     }
 
     let path: String
@@ -98,6 +110,19 @@ public struct KeyFile: Sendable {
                 entry.rawHex = value
             case "env":
                 entry.environmentVariable = String(decoding: value, as: UTF8.self)
+            case "command":
+                let text = String(decoding: value, as: UTF8.self)
+                do {
+                    _ = try KeyCommand(text, timeout: 1, label: "command")
+                } catch let error as ToolError {
+                    throw fail(error.message)
+                }
+                entry.command = text
+            case "command_timeout":
+                guard let seconds = Double(String(decoding: value, as: UTF8.self)), seconds > 0 else {
+                    throw fail("command_timeout must be a positive number of seconds")
+                }
+                entry.commandTimeout = seconds
             case "kdf_iter":
                 guard let number = Int(String(decoding: value, as: UTF8.self)), number > 0 else {
                     throw fail("kdf_iter must be a positive number")
@@ -113,14 +138,13 @@ public struct KeyFile: Sendable {
                 // `my secret = x` must not put its left side in a log.
                 let looksLikeAName = setting.count <= 32 && setting.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }
                 let shown = looksLikeAName ? "\"\(setting)\"" : "on this line"
-                throw fail("unknown setting \(shown) (expected passphrase, raw, env, kdf_iter or page_size)")
+                throw fail("unknown setting \(shown) (expected passphrase, raw, env, command, command_timeout, kdf_iter or page_size)")
             }
-            let sources = [entry.passphrase != nil, entry.rawHex != nil, entry.environmentVariable != nil].filter { $0 }
-            guard sources.count <= 1 else { throw fail("key [\(entry.name)] has more than one of passphrase, raw and env") }
+            guard entry.sourceCount <= 1 else { throw fail("key [\(entry.name)] has more than one of passphrase, raw, env and command") }
             entries.append(entry)
         }
-        for entry in entries where entry.passphrase == nil && entry.rawHex == nil && entry.environmentVariable == nil {
-            throw ToolError(.configuration, "key file \(path):\(entry.line): key [\(entry.name)] has no passphrase, raw or env")
+        for entry in entries where entry.sourceCount == 0 {
+            throw ToolError(.configuration, "key file \(path):\(entry.line): key [\(entry.name)] has no passphrase, raw, env or command")
         }
         guard !entries.isEmpty else { throw ToolError(.configuration, "key file \(path): no key in the file") }
         return KeyFile(path: path, entries: entries)
@@ -149,6 +173,10 @@ public struct KeyFile: Sendable {
                 throw ToolError(.configuration, "\(origin): environment variable \(variable) is not set")
             }
             key = try DatabaseKey.fromText(Array(value.utf8), origin: origin)
+        } else if let command = entry.command {
+            var bytes = try KeyCommand(command, timeout: entry.commandTimeout, label: "\(origin): command").run()
+            defer { for index in bytes.indices { bytes[index] = 0 } }
+            key = try DatabaseKey.fromText(bytes, origin: origin)
         } else {
             throw ToolError(.configuration, "\(origin) has no key material")
         }
