@@ -82,6 +82,43 @@ final class LifecycleCommandTests: MigrateToolTestCase {
         XCTAssertEqual(try tool(["rekey", path("app.db"), "--key-env", "NEW_KEY"], environment: ["NEW_KEY": newSecret]).status, 64, "nothing new given")
     }
 
+    /// Key rotation across a fleet: several files, --jobs, --fail-fast, a
+    /// summary and --json; a file another key opens fails alone; a retry
+    /// finishes the job.
+    func testRekeySeveralFiles() throws {
+        let keys = try makeDatabase("a.db")
+        for name in ["b.db", "c.db"] { XCTAssertEqual(try tool(["create", path(name), "--key-file", keys]).status, 0) }
+        let environment = ["OTHER": "another key", "NEXT": "the next key"]
+        XCTAssertEqual(try tool(["create", path("other.db"), "--key-env", "OTHER"], environment: environment).status, 0)
+        let files = [path("a.db"), path("other.db"), path("b.db"), path("c.db")]
+        let otherBefore = try sha256OfFile(path("other.db"))
+
+        let rotated = try tool(["rekey"] + files + ["--key-file", keys, "--new-key-env", "NEXT", "--jobs", "2", "--json"],
+                               environment: environment)
+        XCTAssertEqual(rotated.status, 65, "the first failed file's code: \(rotated.stderr)")
+        let results = try XCTUnwrap(try json(rotated.stdout) as? [[String: Any]])
+        XCTAssertEqual(results.map { $0["file"] as? String }, files)
+        XCTAssertEqual(results.map { $0["status"] as? String }, ["rekeyed", "failed", "rekeyed", "rekeyed"])
+        XCTAssertEqual(results[1]["exitCode"] as? Int, 65)
+        XCTAssertEqual(try sha256OfFile(path("other.db")), otherBefore, "the file another key opens is unchanged")
+        for name in ["a.db", "b.db", "c.db"] {
+            let reads = try CommandLineClient.sqlcipher(path(name), preamble: "PRAGMA key = 'the next key';", sql: "SELECT count(*) FROM sqlite_master;")
+            XCTAssertEqual(reads.status, 0, "\(name): \(reads.stderr)")
+        }
+
+        // The retry: done files say so; the text output has a summary.
+        let retry = try tool(["rekey", path("a.db"), path("b.db"), "--key-file", keys, "--new-key-env", "NEXT"], environment: environment)
+        XCTAssertEqual(retry.status, 0, retry.stderr)
+        XCTAssertTrue(retry.stdout.contains("\(path("a.db")): already re-keyed"), retry.stdout)
+        XCTAssertTrue(retry.stdout.contains("2 file(s): 2 ok, 0 failed, 0 skipped"), retry.stdout)
+
+        // --fail-fast, one job at a time: the files after the failure are skipped.
+        let fast = try tool(["rekey", path("missing.db"), path("a.db"), "--key-env", "NEXT", "--new-key-env", "OTHER", "--fail-fast"],
+                            environment: environment)
+        XCTAssertEqual(fast.status, 66, fast.stderr)
+        XCTAssertTrue(fast.stdout.contains("\(path("a.db")): skipped (--fail-fast)"), fast.stdout)
+    }
+
     func testWrongKeyLeavesEveryFileUnchanged() throws {
         let keys = try makeDatabase()
         let before = try sha256OfFile(path("app.db"))

@@ -3,36 +3,68 @@ import Foundation
 import SecureStore
 
 extension MigrateToolCommand {
-    /// `rekey DB`: a new key, or new cipher settings.
+    /// `rekey DB...`: a new key, or new cipher settings, on one file or a fleet.
     struct Rekey: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Re-encrypt a database with a new key and/or new cipher settings; crash-safe (exactly one key opens the file).")
+            abstract: "Re-encrypt databases with a new key and/or new cipher settings; crash-safe (exactly one key opens each file).",
+            discussion: """
+                The keys are read once, then the files are re-keyed --jobs at a time, each under its own lock. \
+                A file the new key already opens is left as it is (a retry after a partial run). With several \
+                files, one line per file and a summary are printed (--json: an array of per-file results), and \
+                the exit code is the first failed file's.
+                """)
 
-        @Argument(help: "The database.")
-        var database: String
+        @Argument(help: "The database files.")
+        var databases: [String]
 
         @OptionGroup var key: KeyOptions
         @OptionGroup var newKey: NewKeyOptions
         @OptionGroup var lock: LockOptions
+        @OptionGroup var batch: BatchOptions
         @OptionGroup var outputOptions: OutputOptions
+
+        func validate() throws {
+            guard !databases.isEmpty else { throw ValidationError("Give at least one database file.") }
+        }
 
         func run() throws {
             try Output.run(json: outputOptions.json) {
                 guard let current = try key.resolve() else { throw ToolError(.usage, "rekey needs the current key") }
                 let next = try newKey.resolve(current: current)
-                return try CipherRun.run("rekey", file: database, output: database, json: outputOptions.json,
-                                         lockTimeout: lock.seconds, access: .write) { progress in
-                    do {
-                        return CipherOutcome(summary: try Cipher.rekey(at: database, from: current.key, to: next.key, progress: progress))
-                    } catch let error as DatabaseError where error.resultCode == .SQLITE_NOTADB {
-                        // A retry after a rekey that finished (or was killed
-                        // after its rename): the new key opens the file.
-                        if let summary = try? Cipher.summary(at: database, key: next.key) {
-                            throw AlreadyDone(summary: summary, note: "already re-keyed: the new key opens it; nothing to do")
-                        }
-                        throw error
+                let lockTimeout = lock.seconds
+                if databases.count == 1, let database = databases.first {
+                    return try CipherRun.run("rekey", file: database, output: database, json: outputOptions.json,
+                                             lockTimeout: lockTimeout, access: .write) { progress in
+                        try Self.rekey(database, from: current, to: next, progress: progress)
                     }
                 }
+                let results = Batch.run(files: databases, jobs: batch.jobs, failFast: batch.failFast,
+                                        progress: ProgressDisplay(json: outputOptions.json)) { file in
+                    do {
+                        let report = try CipherRun.perform("rekey", file: file, output: file, lockTimeout: lockTimeout, access: .write) {
+                            try Self.rekey(file, from: current, to: next, progress: $0)
+                        }
+                        return FileResult(file: file, status: report.note == nil ? .rekeyed : .upToDate, note: report.note)
+                    } catch {
+                        return FileResult.failure(file, ErrorMapping.toolError(error, file: file))
+                    }
+                }
+                if outputOptions.json { Output.json(results) } else { Batch.printText(results, verb: "rekey") }
+                return Batch.exitCode(results)
+            }
+        }
+
+        private static func rekey(_ database: String, from current: DatabaseKey, to next: DatabaseKey,
+                                  progress: @escaping Cipher.Progress) throws -> CipherOutcome {
+            do {
+                return CipherOutcome(summary: try Cipher.rekey(at: database, from: current.key, to: next.key, progress: progress))
+            } catch let error as DatabaseError where error.resultCode == .SQLITE_NOTADB {
+                // A retry after a rekey that finished (or was killed
+                // after its rename): the new key opens the file.
+                if let summary = try? Cipher.summary(at: database, key: next.key) {
+                    throw AlreadyDone(summary: summary, note: "already re-keyed: the new key opens it; nothing to do")
+                }
+                throw error
             }
         }
     }

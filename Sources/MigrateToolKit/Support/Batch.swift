@@ -3,7 +3,7 @@ import Foundation
 /// The outcome of a command on one database file.
 struct FileResult: Codable, Sendable {
     enum Status: String, Codable, Sendable {
-        case applied, rolledBack = "rolled-back", upToDate = "up-to-date", planned, failed, skipped
+        case applied, rolledBack = "rolled-back", rekeyed, upToDate = "up-to-date", planned, failed, skipped
     }
 
     var file: String
@@ -14,6 +14,8 @@ struct FileResult: Codable, Sendable {
     var backup: String?
     /// Older backups removed after the run (`--keep-backups`).
     var removedBackups: [String] = []
+    /// What was found instead of work to do ("already re-keyed").
+    var note: String?
     var error: String?
     var exitCode: Int32 = 0
 
@@ -56,7 +58,9 @@ enum Batch {
             case .skipped:
                 Output.line("\(result.file): skipped (--fail-fast)")
             case .upToDate:
-                Output.line("\(result.file): up to date")
+                Output.line("\(result.file): " + (result.note ?? "up to date"))
+            case .rekeyed:
+                Output.line("\(result.file): re-keyed (verified)")
             case .planned:
                 let steps = result.steps.isEmpty ? "nothing to do" : result.steps.joined(separator: ", ")
                 Output.line("\(result.file): would \(verb) \(steps) (dry run, nothing changed)")

@@ -12,6 +12,12 @@ struct CipherReport: Codable {
     /// Set when there was nothing to do (a retry after an interrupted or
     /// finished run): "already encrypted with this key".
     var note: String?
+    /// True when the result was opened and counted after the operation.
+    var verified = false
+
+    private enum CodingKeys: String, CodingKey {
+        case file, operation, output, rowCounts, userVersion, backup, note
+    }
 }
 
 /// What an encryption command's body did.
@@ -40,41 +46,55 @@ enum CipherRun {
     }
 
     /// Runs `body` on `file` under the database lock, with a progress
-    /// display on a terminal.
+    /// display on a terminal, and prints the report.
     static func run(
         _ operation: String, file: String, output: String, json: Bool, lockTimeout: Double,
         access: DatabaseFile.Access,
         _ body: (_ progress: @escaping Cipher.Progress) throws -> CipherOutcome
     ) throws -> ToolExitCode {
+        let display = ProgressDisplay(json: json)
+        defer { display.finish() }
+        let report = try perform(operation, file: file, output: output, lockTimeout: lockTimeout, access: access) { fraction in
+            display.show("\(operation) \(file): \(Int(fraction * 100))%")
+        } body: { try body($0) }
+        display.finish()
+        if json { Output.json(report) } else { Output.line(report.text) }
+        return .success
+    }
+
+    /// Runs `body` on `file` under the database lock and returns its report;
+    /// errors are tool errors that name the file.
+    static func perform(
+        _ operation: String, file: String, output: String, lockTimeout: Double, access: DatabaseFile.Access,
+        progress: @escaping Cipher.Progress = { _ in },
+        body: (_ progress: @escaping Cipher.Progress) throws -> CipherOutcome
+    ) throws -> CipherReport {
         try DatabaseFile.check(file, for: access)
         let lock = try FileLock(path: file, timeout: lockTimeout)
         defer { withExtendedLifetime(lock) {} }
-        let display = ProgressDisplay(json: json)
-        defer { display.finish() }
         let outcome: CipherOutcome
         do {
-            outcome = try body { fraction in display.show("\(operation) \(file): \(Int(fraction * 100))%") }
+            outcome = try body(progress)
         } catch let done as AlreadyDone {
             outcome = CipherOutcome(summary: done.summary, note: done.note)
         } catch {
             throw ErrorMapping.toolError(error, file: file)
         }
-        display.finish()
-        let (summary, backup, note) = (outcome.summary, outcome.backup, outcome.note)
-        let report = CipherReport(file: file, operation: operation, output: output,
-                                  rowCounts: summary?.rowCounts ?? [:], userVersion: summary?.userVersion ?? 0,
-                                  backup: backup, note: note)
-        if json {
-            Output.json(report)
-        } else {
-            let rows = report.rowCounts.values.reduce(0, +)
-            var text = "\(operation): \(file)"
-            if output != file { text += " -> \(output)" }
-            if summary != nil { text += " (\(report.rowCounts.count) table(s), \(rows) row(s), user_version \(report.userVersion), verified)" }
-            if let backup { text += " (backup: \(backup))" }
-            if let note { text += ": \(note)" }
-            Output.line(text)
-        }
-        return .success
+        return CipherReport(file: file, operation: operation, output: output,
+                            rowCounts: outcome.summary?.rowCounts ?? [:], userVersion: outcome.summary?.userVersion ?? 0,
+                            backup: outcome.backup, note: outcome.note, verified: outcome.summary != nil)
+    }
+}
+
+extension CipherReport {
+    /// The line printed without --json.
+    var text: String {
+        let rows = rowCounts.values.reduce(0, +)
+        var text = "\(operation): \(file)"
+        if output != file { text += " -> \(output)" }
+        if verified { text += " (\(rowCounts.count) table(s), \(rows) row(s), user_version \(userVersion), verified)" }
+        if let backup { text += " (backup: \(backup))" }
+        if let note { text += ": \(note)" }
+        return text
     }
 }
