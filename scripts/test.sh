@@ -1,6 +1,11 @@
 #!/usr/bin/env bash
-# Runs every test: installs what is missing, then one `swift test`.
+# Runs every test: installs what is missing, then one `swift test`, then
+# the Debian package's install test (scripts/test-deb.sh). Arguments go to
+# `swift test` (`--filter X` runs only those tests, without the package test).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
 swift test "$@"
+if [ $# -eq 0 ]; then
+    bash scripts/test-deb.sh
+fi

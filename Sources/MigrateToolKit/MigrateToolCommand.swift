@@ -30,7 +30,7 @@ public struct MigrateToolCommand: ParsableCommand {
         )
     }
 
-    static let version = "0.1.0"
+    static let version = "0.2.0"
 
     /// The tool's version and the SQLCipher and SQLite it runs on.
     static var versionText: String {
