@@ -20,6 +20,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-collections", exact: "1.6.0"),
         // Tests only: property-based fuzzing of the parsers.
         .package(url: "https://github.com/x-sheep/swift-property-based", exact: "2.0.1"),
+        // `swift package generate-documentation` (scripts/docs.sh).
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", exact: "1.5.0"),
     ],
     targets: [
         // Debian's SQLCipher 3.4.1. The shim defines SQLITE_HAS_CODEC, because
@@ -75,6 +77,12 @@ let package = Package(
             // Depending on the executables makes `swift test` build the
             // binaries that these end-to-end tests run.
             dependencies: ["migrate-tool", "zalora-migrate", "library-example", "TestSupport"]
+        ),
+        // The documentation's examples: each article's code compiles and
+        // runs here, and a test checks the articles still show this code.
+        .testTarget(
+            name: "DocumentationTests",
+            dependencies: ["SecureStore"]
         ),
         // Generated inputs for the migration-file and key-file parsers
         // (SECURESTORE_FUZZ_COUNT inputs per property; see RELIABILITY.md).

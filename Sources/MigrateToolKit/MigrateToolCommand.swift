@@ -20,7 +20,7 @@ public struct MigrateToolCommand: ParsableCommand {
             commandName: ToolContext.commandName,
             abstract: "Inspect, apply and roll back migrations on SQLCipher-encrypted databases.",
             discussion: """
-                Keys never go on the command line: use --key-file, --key-env, --key-stdin or --key-fd.
+                Keys never go on the command line: use --key-file, --key-env, --key-stdin, --key-fd or --key-command.
 
                 \(ToolExitCode.helpTable)
                 """,

@@ -130,7 +130,7 @@ public final class FilterCursor<Base: Cursor>: Cursor {
 }
 
 /// A cursor of the elements of a cursor of cursors, from
-/// ``Cursor/joined()-(Cursor)`` and ``Cursor/flatMap(_:)-(Cursor)``.
+/// ``Cursor/joined()->FlattenCursor<MapCursor<Self,AnyCursor<Self.Element.Element>>>`` and ``Cursor/flatMap(_:)->FlattenCursor<MapCursor<Self,AnyCursor<SegmentOfResult.Element>>>``.
 public final class FlattenCursor<Base: Cursor>: Cursor where Base.Element: Cursor {
     private let base: Base
     private var inner: Base.Element?

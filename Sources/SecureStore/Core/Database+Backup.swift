@@ -21,6 +21,8 @@ extension Database {
     /// purpose. An in-memory destination is allowed: nothing reaches a disk.
     ///
     /// - parameters:
+    ///   - destination: the connection that receives the copy; keyed, or
+    ///     in memory, when the source is encrypted.
     ///   - pagesPerStep: the pages copied per step; -1 copies all at once.
     ///   - progress: called after each step; an error it throws stops the
     ///     backup (the destination keeps what it had).

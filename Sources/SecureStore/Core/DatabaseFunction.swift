@@ -17,10 +17,18 @@ internal import CSQLCipher
 /// description.
 ///
 /// ## Topics
-/// - Making: ``init(_:argumentCount:pure:function:)``,
-///   ``init(_:argumentCount:pure:aggregate:)``, ``DatabaseAggregate``
-/// - Using: ``callAsFunction(_:)``, ``Database/add(function:)``,
-///   ``Database/remove(function:)``
+///
+/// ### Making
+///
+/// - ``init(_:argumentCount:pure:function:)``
+/// - ``init(_:argumentCount:pure:aggregate:)``
+/// - ``DatabaseAggregate``
+///
+/// ### Using
+///
+/// - ``callAsFunction(_:)``
+/// - ``Database/add(function:)``
+/// - ``Database/remove(function:)``
 public final class DatabaseFunction: Identifiable, Sendable {
     /// A function's identity: SQLite tells functions apart by name and
     /// number of arguments.

@@ -19,7 +19,7 @@ public protocol DatabaseWriter: DatabaseReader {
     /// Async version of ``barrierWriteWithoutTransaction(_:)``.
     func barrierWriteWithoutTransaction<T: Sendable>(_ updates: @escaping @Sendable (Database) throws -> T) async throws -> T
 
-    /// Like ``writeWithoutTransaction(_:)``, and can be called from inside
+    /// Like ``writeWithoutTransaction(_:)-4ee9n``, and can be called from inside
     /// another access.
     func unsafeReentrantWrite<T>(_ updates: (Database) throws -> T) throws -> T
 

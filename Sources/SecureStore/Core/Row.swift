@@ -19,7 +19,7 @@ internal import CSQLCipher
 ///
 /// Typed subscripts stop the program when a value cannot be converted (NULL
 /// into a non-optional, text into an integer), as GRDB's do: that is a
-/// programming error. Use ``decode(_:atIndex:)`` or an optional type to get
+/// programming error. Use ``decode(_:atIndex:)-26z8v`` or an optional type to get
 /// an error or nil instead.
 public final class Row {
     enum Storage {
@@ -246,7 +246,7 @@ public final class Row {
     }
 
     /// The value at `index`, converted; stops the program when it cannot be
-    /// (NULL into a non-optional type): use ``decode(_:atIndex:)`` for an error.
+    /// (NULL into a non-optional type): use ``decode(_:atIndex:)-26z8v`` for an error.
     public subscript<Value: DatabaseValueConvertible>(_ index: Int) -> Value {
         Row.valueOrTrap { try decode(Value.self, atIndex: index) }
     }
@@ -266,7 +266,7 @@ public final class Row {
     }
 
     /// The value of the named column, converted; stops the program when it
-    /// cannot be: use ``decode(_:forColumn:)`` for an error.
+    /// cannot be: use ``decode(_:forColumn:)-8j973`` for an error.
     public subscript<Value: DatabaseValueConvertible>(_ columnName: String) -> Value {
         Row.valueOrTrap { try decode(Value.self, forColumn: columnName) }
     }

@@ -18,14 +18,30 @@ import Foundation
 /// fails leaves the database exactly as the previous one left it.
 ///
 /// ## Topics
-/// - Registering: ``registerMigration(_:foreignKeyChecks:migrate:)``,
-///   ``registerMigration(_:foreignKeyChecks:migrate:rollback:)``,
-///   ``registerMigrations(from:foreignKeyChecks:)``
-/// - Migrating: ``migrate(_:)``, ``migrate(_:upTo:)``, ``rollback(_:to:)``,
-///   ``rollback(_:steps:)``
-/// - Inspecting: ``appliedMigrations(_:)``, ``appliedIdentifiers(_:)``,
-///   ``completedMigrations(_:)``, ``hasCompletedMigrations(_:)``,
-///   ``hasBeenSuperseded(_:)``, ``history(_:)``, ``validate(_:)``, ``plan(_:upTo:)``
+///
+/// ### Registering
+///
+/// - ``registerMigration(_:foreignKeyChecks:migrate:)``
+/// - ``registerMigration(_:foreignKeyChecks:migrate:rollback:)``
+/// - ``registerMigrations(from:foreignKeyChecks:verifyingIntegrity:)``
+///
+/// ### Migrating
+///
+/// - ``migrate(_:)-ikek``
+/// - ``migrate(_:upTo:)``
+/// - ``rollback(_:to:)``
+/// - ``rollback(_:steps:)``
+///
+/// ### Inspecting
+///
+/// - ``appliedMigrations(_:)``
+/// - ``appliedIdentifiers(_:)``
+/// - ``completedMigrations(_:)``
+/// - ``hasCompletedMigrations(_:)``
+/// - ``hasBeenSuperseded(_:)``
+/// - ``history(_:)``
+/// - ``validate(_:)``
+/// - ``plan(_:upTo:)``
 public struct DatabaseMigrator: Sendable {
     /// How foreign keys are checked while a migration runs.
     public enum ForeignKeyChecks: Sendable {

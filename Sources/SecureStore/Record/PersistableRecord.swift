@@ -40,14 +40,30 @@ public struct PersistenceSuccess: Sendable {
 /// its action function and rethrow its errors.
 ///
 /// ## Topics
-/// - Writing: ``insert(_:onConflict:)``, ``inserted(_:onConflict:)``,
-///   ``update(_:onConflict:)``, ``update(_:onConflict:columns:)-(_,_,Collection<String>)``,
-///   ``updateChanges(_:onConflict:modify:)``, ``save(_:onConflict:)``,
-///   ``delete(_:)``, ``exists(_:)``.
-/// - Callbacks: ``willInsert(_:)``, ``aroundInsert(_:insert:)``,
-///   ``didInsert(_:)``, ``willUpdate(_:columns:)``, ``willSave(_:)``,
-///   ``willDelete(_:)`` and the rest.
-/// - ``persistenceConflictPolicy``.
+///
+/// ### Writing
+///
+/// - ``insert(_:onConflict:)``
+/// - ``inserted(_:onConflict:)``
+/// - ``update(_:onConflict:)``
+/// - ``update(_:onConflict:columns:)-(_,_,Collection<String>)``
+/// - ``updateChanges(_:onConflict:modify:)``
+/// - ``save(_:onConflict:)``
+/// - ``delete(_:)``
+/// - ``exists(_:)``
+///
+/// ### Callbacks
+///
+/// - ``willInsert(_:)``
+/// - ``aroundInsert(_:insert:)``
+/// - ``didInsert(_:)``
+/// - ``willUpdate(_:columns:)``
+/// - ``willSave(_:)``
+/// - ``willDelete(_:)``
+///
+/// ### Related Types
+///
+/// - ``persistenceConflictPolicy``
 public protocol MutablePersistableRecord: EncodableRecord, TableRecord {
     /// How INSERT and UPDATE resolve conflicts; `.abort` by default.
     static var persistenceConflictPolicy: PersistenceConflictPolicy { get }

@@ -14,11 +14,23 @@ import Foundation
 /// ```
 ///
 /// ## Topics
-/// - The table: ``databaseTableName``, ``databaseSelection``,
-///   ``Columns``, ``databaseComponents``.
-/// - Requests: ``all()``, `filter`, `order`, `select`, `including`,
-///   `joining`, associations (``belongsTo(_:key:using:)``...).
-/// - Changing rows: ``deleteAll(_:)``, ``deleteOne(_:key:)``, ``updateAll(_:onConflict:_:)``.
+///
+/// ### The table
+///
+/// - ``databaseTableName``
+/// - ``databaseSelection``
+/// - ``Columns``
+/// - ``databaseComponents``
+///
+/// ### Requests
+///
+/// - ``all()``
+/// - ``belongsTo(_:key:using:)-(Destination.Type,_,_)``
+///
+/// ### Changing rows
+///
+/// - ``deleteAll(_:)``
+/// - ``updateAll(_:onConflict:_:)-(_,_,ColumnAssignment...)``
 public protocol TableRecord: SendableMetatype {
     /// The record's columns, for the closures of `filter`, `order`,
     /// `select`...: `Player.order { $0.score.desc }`.

@@ -27,12 +27,23 @@ public struct TableOptions: OptionSet, Sendable {
 /// ```
 ///
 /// ## Topics
-/// - Columns: ``column(_:_:)``, ``autoIncrementedPrimaryKey(_:onConflict:)``,
-///   ``primaryKey(_:_:onConflict:)``, ``belongsTo(_:inTable:onDelete:onUpdate:deferred:indexed:)``,
-///   ``column(sql:)``.
-/// - Constraints: ``primaryKey(_:onConflict:)``, ``primaryKey(onConflict:body:)``,
-///   ``uniqueKey(_:onConflict:)``, ``foreignKey(_:references:columns:onDelete:onUpdate:deferred:)``,
-///   ``check(_:)``, ``constraint(sql:)``.
+///
+/// ### Columns
+///
+/// - ``column(_:_:)``
+/// - ``autoIncrementedPrimaryKey(_:onConflict:)``
+/// - ``primaryKey(_:_:onConflict:)``
+/// - ``belongsTo(_:inTable:onDelete:onUpdate:deferred:indexed:)``
+/// - ``column(sql:)``
+///
+/// ### Constraints
+///
+/// - ``primaryKey(_:onConflict:)``
+/// - ``primaryKey(onConflict:body:)``
+/// - ``uniqueKey(_:onConflict:)``
+/// - ``foreignKey(_:references:columns:onDelete:onUpdate:deferred:)``
+/// - ``check(_:)``
+/// - ``constraint(sql:)``
 public final class TableDefinition {
     /// The columns of a key: names, or definitions made in a
     /// `primaryKey { }` body.

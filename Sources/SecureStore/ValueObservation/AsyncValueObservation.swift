@@ -23,9 +23,7 @@ public struct AsyncValueObservation<Element: Sendable>: AsyncSequence, Sendable 
     /// How values are kept while the iteration does not ask for them.
     public typealias BufferingPolicy = AsyncThrowingStream<Element, any Error>.Continuation.BufferingPolicy
 
-    // The policy is a plain enum; the standard library does not say it is
-    // Sendable.
-    nonisolated(unsafe) let bufferingPolicy: BufferingPolicy
+    let bufferingPolicy: BufferingPolicy
     let start: @Sendable (_ onError: @escaping @Sendable (any Error) -> Void,
                           _ onChange: @escaping @Sendable (Element) -> Void) -> AnyDatabaseCancellable
 

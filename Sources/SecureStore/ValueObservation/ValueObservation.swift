@@ -32,7 +32,7 @@ import Foundation
 ///
 /// ### Starting
 ///
-/// - ``start(in:scheduling:onError:onChange:)``
+/// - ``start(in:scheduling:onError:onChange:)-(_,ValueObservationMainActorScheduler,_,_)``
 /// - ``values(in:scheduling:bufferingPolicy:)``
 ///
 /// ### Transforming

@@ -10,13 +10,23 @@
 /// ```
 ///
 /// ## Topics
-/// - Building: the methods of ``DerivableRequest`` (`filter`, `order`,
-///   `select`, `group`, `having`, `including`, `joining`, `annotated`,
-///   `aliased`, `with`), ``limit(_:offset:)``, ``distinct()``,
-///   ``asRequest(of:)``.
-/// - Fetching: `fetchCursor`, `fetchAll`, `fetchSet`, `fetchOne`,
-///   ``fetchCount(_:)``, ``isEmpty(_:)``.
-/// - Changing rows: ``deleteAll(_:)``, ``updateAll(_:onConflict:_:)``.
+///
+/// ### Building
+///
+/// - ``DerivableRequest``
+/// - ``limit(_:offset:)``
+/// - ``distinct()``
+/// - ``asRequest(of:)``
+///
+/// ### Fetching
+///
+/// - ``fetchCount(_:)``
+/// - ``isEmpty(_:)``
+///
+/// ### Changing rows
+///
+/// - ``deleteAll(_:)``
+/// - ``updateAll(_:onConflict:_:)-(_,_,ColumnAssignment...)``
 public struct QueryInterfaceRequest<RowDecoder>: Refinable {
     var relation: SQLRelation
 

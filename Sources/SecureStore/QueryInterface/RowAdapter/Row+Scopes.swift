@@ -89,7 +89,7 @@ extension Row {
 
     /// The record of a scope: `let author: Author = row["author"]`.
     /// A missing scope stops the program, as GRDB's subscripts do; use
-    /// ``decode(_:forKey:)-(FetchableRecord.Type,_)`` to get an error.
+    /// ``decode(_:forKey:)->Collection`` to get an error.
     public subscript<Record: FetchableRecord>(_ scope: String) -> Record {
         Row.valueOrTrap { try decode(Record.self, forKey: scope) }
     }

@@ -13,9 +13,16 @@
 /// ```
 ///
 /// ## Topics
-/// - ``ColumnMapping``, ``SuffixRowAdapter``, ``RangeRowAdapter``,
-///   ``ScopeAdapter``, ``EmptyRowAdapter``, ``RenameColumnAdapter``,
-///   ``splittingRowAdapters(columnCounts:)``
+///
+/// ### Related Types
+///
+/// - ``ColumnMapping``
+/// - ``SuffixRowAdapter``
+/// - ``RangeRowAdapter``
+/// - ``ScopeAdapter``
+/// - ``EmptyRowAdapter``
+/// - ``RenameColumnAdapter``
+/// - ``splittingRowAdapters(columnCounts:)``
 public protocol RowAdapter: Sendable {
     /// The columns of the adapted row, and its scopes, for rows laid out as
     /// `layout` says.

@@ -15,12 +15,23 @@
 /// ```
 ///
 /// ## Topics
-/// - Making: ``init(sql:arguments:)``, ``init(_:)``, string interpolation
-///   (``SQLInterpolation``).
-/// - Combining: ``+(_:_:)``, ``append(sql:arguments:)``,
-///   ``append(literal:)``, ``Swift/Sequence/joined(separator:)``.
-/// - Using: ``build(_:)``, `filter(literal:)`, `select(literal:)`,
-///   `order(literal:)`, `SQLRequest(literal:)`.
+///
+/// ### Making
+///
+/// - ``init(sql:arguments:)``
+/// - ``init(_:)``
+/// - ``SQLInterpolation``
+///
+/// ### Combining
+///
+/// - ``+(_:_:)``
+/// - ``append(sql:arguments:)``
+/// - ``append(literal:)``
+/// - ``Swift/Sequence/joined(separator:)``
+///
+/// ### Using
+///
+/// - ``build(_:)``
 public struct SQL: Sendable {
     enum Element: Sendable {
         case sql(String, StatementArguments)

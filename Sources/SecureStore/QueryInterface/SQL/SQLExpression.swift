@@ -13,13 +13,27 @@
 /// ```
 ///
 /// ## Topics
-/// - Operators: `==`, `!=`, `===`, `<`, `&&`, `||`, `!`, `+`, `-`, `*`, `/`,
-///   ``SQLSpecificExpressible/like(_:escape:)``, `contains` on sequences
-///   and ranges.
-/// - Functions: ``abs(_:)``, ``length(_:)``, ``coalesce(_:)``, ``count(_:)``,
-///   ``min(_:)``, ``max(_:)``, ``sum(_:)``, ``total(_:)``, ``average(_:)``,
-///   ``cast(_:as:)``.
-/// - Combining: ``Swift/Sequence/joined(operator:)``.
+///
+/// ### Operators
+///
+/// - ``SQLSpecificExpressible/like(_:escape:)``
+///
+/// ### Functions
+///
+/// - ``abs(_:)->SQLExpression``
+/// - ``length(_:)->SQLExpression``
+/// - ``coalesce(_:)``
+/// - ``count(_:)``
+/// - ``min(_:filter:)``
+/// - ``max(_:filter:)``
+/// - ``sum(_:orderBy:filter:)``
+/// - ``total(_:orderBy:filter:)``
+/// - ``average(_:filter:)``
+/// - ``cast(_:as:)->SQLExpression``
+///
+/// ### Combining
+///
+/// - ``Swift/Sequence/joined(operator:)-4nqkv``
 public struct SQLExpression: Sendable {
     indirect enum Impl: Sendable {
         case column(String)

@@ -1,0 +1,32 @@
+// The code of the Concurrency article.
+import Foundation
+import SecureStore
+
+func openPool(at path: String, passphrase: String) throws -> DatabasePool {
+    var config = Configuration()
+    config.maximumReaderCount = 4
+    config.prepareDatabase { db in
+        try db.usePassphrase(passphrase)
+    }
+    return try DatabasePool(path: path, configuration: config)
+}
+
+func poolWork(_ dbPool: DatabasePool) async throws -> Int {
+    try await dbPool.write { db in
+        try db.execute(sql: "INSERT INTO player (name, score) VALUES (?, ?)", arguments: ["Craig", 42])
+    }
+    return try await dbPool.read { db in
+        try Player.fetchCount(db)
+    }
+}
+
+func observePlayers(_ dbPool: DatabasePool) -> AnyDatabaseCancellable {
+    let observation = ValueObservation.tracking { db in
+        try Player.fetchCount(db)
+    }
+    return observation.start(in: dbPool, scheduling: .async(onQueue: .main)) { error in
+        print("observation failed: \(error)")
+    } onChange: { count in
+        print("\(count) players")
+    }
+}

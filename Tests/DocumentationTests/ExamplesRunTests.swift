@@ -1,0 +1,93 @@
+import Foundation
+import SecureStore
+import XCTest
+
+/// Runs the articles' examples on encrypted files in a temporary folder.
+final class ExamplesRunTests: XCTestCase {
+    private var folder: URL!
+
+    override func setUpWithError() throws {
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("DocumentationTests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    }
+
+    override func tearDownWithError() throws {
+        try? FileManager.default.removeItem(at: folder)
+    }
+
+    private func path(_ name: String) -> String { folder.appendingPathComponent(name).path }
+
+    func testGettingStartedAndPorting() throws {
+        let best = try gettingStarted(path: path("app.db"))
+        XCTAssertEqual(best.map(\.name), ["Barbara", "Arthur"])
+        XCTAssertNotNil(best.first?.id)
+        XCTAssertTrue(Database.hasPlaintextHeader(path: path("app.db")) == false, "the file is encrypted")
+        XCTAssertThrowsError(try openDatabase(at: path("app.db"), passphrase: "wrong"))
+        let dbQueue = try openDatabase(at: path("app.db"), passphrase: "correct horse battery staple")
+        XCTAssertEqual(try insertReturningNeedsNewerSQLite(dbQueue),
+                       "RETURNING needs SQLite 3.35 or later; this SQLCipher runs SQLite 3.15.2")
+    }
+
+    func testKeysAndEncryption() throws {
+        let key = Data((0..<32).map { UInt8($0) })
+        let raw = try openWithRawKey(at: path("raw.db"), key: key)
+        try raw.write { db in try db.execute(sql: "CREATE TABLE t (a)") }
+        try raw.close()
+        XCTAssertEqual(try openWithRawKey(at: path("raw.db"), key: key).read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM t") }, 0)
+
+        _ = try gettingStarted(path: path("app.db"))
+        try changeKey(of: try openDatabase(at: path("app.db"), passphrase: "correct horse battery staple"), to: "second")
+        try rotateFileKey(at: path("app.db"), from: "second", to: "third")
+        XCTAssertThrowsError(try checkFile(at: path("app.db"), passphrase: "second"))
+        // The new key opens it with the stronger settings it was given, only.
+        XCTAssertThrowsError(try checkFile(at: path("app.db"), passphrase: "third"))
+        let stronger = CipherKey(passphrase: "third", settings: CipherSettings(kdfIterations: 256_000))
+        XCTAssertTrue(try Cipher.verify(at: path("app.db"), key: stronger).isOK)
+
+        let plain = try DatabaseQueue(path: path("plain.db"))
+        try plain.write { db in try db.execute(sql: "CREATE TABLE t (a); INSERT INTO t VALUES (1)") }
+        try plain.close()
+        try encryptInPlace(plaintextFile: path("plain.db"), passphrase: "now encrypted")
+        XCTAssertFalse(Database.hasPlaintextHeader(path: path("plain.db")))
+        XCTAssertTrue(try checkFile(at: path("plain.db"), passphrase: "now encrypted"))
+
+        // A file made with legacy settings opens with them only.
+        let legacy = try openLegacyFile(at: path("legacy.db"), passphrase: "old")
+        try legacy.write { db in try db.execute(sql: "CREATE TABLE t (a)") }
+        try legacy.close()
+        XCTAssertNoThrow(try openLegacyFile(at: path("legacy.db"), passphrase: "old").read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM t") })
+        XCTAssertThrowsError(try openDatabase(at: path("legacy.db"), passphrase: "old"))
+    }
+
+    func testMigrations() throws {
+        let sql = folder.appendingPathComponent("migrations")
+        try FileManager.default.createDirectory(at: sql, withIntermediateDirectories: true)
+        try "ALTER TABLE brand ADD COLUMN language TEXT;".write(to: sql.appendingPathComponent("0002_Zalora-v2.up.sql"), atomically: true, encoding: .utf8)
+        try """
+            CREATE TABLE brand_old (id TEXT PRIMARY KEY, name TEXT);
+            INSERT INTO brand_old SELECT id, name FROM brand;
+            DROP TABLE brand;
+            ALTER TABLE brand_old RENAME TO brand;
+            """.write(to: sql.appendingPathComponent("0002_Zalora-v2.down.sql"), atomically: true, encoding: .utf8)
+        let migrator = try makeAppMigrator(sqlDirectory: sql)
+        XCTAssertEqual(migrator.migrations, ["Zalora-v1", "Zalora-v2"])
+        try checkBeforeRelease(migrator: migrator)
+
+        var config = Configuration()
+        config.prepareDatabase { db in try db.usePassphrase("migrations") }
+        let dbQueue = try DatabaseQueue(path: path("m.db"), configuration: config)
+        try migrateAndInspect(dbQueue, migrator: migrator)
+        XCTAssertEqual(try dbQueue.read { db in try migrator.appliedMigrations(db) }, ["Zalora-v1", "Zalora-v2"])
+        try rollBackLastRelease(dbQueue, migrator: migrator)
+        XCTAssertEqual(try dbQueue.read { db in try migrator.appliedMigrations(db) }, ["Zalora-v1"])
+    }
+
+    func testConcurrency() async throws {
+        _ = try gettingStarted(path: path("pool.db"))
+        let dbPool = try openPool(at: path("pool.db"), passphrase: "correct horse battery staple")
+        let cancellable = observePlayers(dbPool)
+        let count = try await poolWork(dbPool)
+        XCTAssertEqual(count, 3)
+        cancellable.cancel()
+    }
+}

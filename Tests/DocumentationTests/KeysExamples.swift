@@ -1,0 +1,44 @@
+// The code of the KeysAndEncryption article.
+import Foundation
+import SecureStore
+
+func openWithRawKey(at path: String, key: Data) throws -> DatabaseQueue {
+    var config = Configuration()
+    config.prepareDatabase { db in
+        try db.useRawKey(key) // 32 bytes: no key derivation
+    }
+    return try DatabaseQueue(path: path, configuration: config)
+}
+
+func openLegacyFile(at path: String, passphrase: String) throws -> DatabaseQueue {
+    var config = Configuration()
+    config.cipherSettings = CipherSettings(pageSize: 4096, kdfIterations: 4000)
+    config.prepareDatabase { db in
+        try db.usePassphrase(passphrase)
+    }
+    return try DatabaseQueue(path: path, configuration: config)
+}
+
+func changeKey(of dbQueue: DatabaseQueue, to newPassphrase: String) throws {
+    try dbQueue.write { db in
+        try db.changePassphrase(newPassphrase)
+    }
+}
+
+func encryptInPlace(plaintextFile path: String, passphrase: String) throws {
+    let key = CipherKey(passphrase: passphrase)
+    let summary = try Cipher.encrypt(plaintextAt: path, to: path, key: key)
+    print("encrypted \(summary.rowCounts.count) tables")
+}
+
+func rotateFileKey(at path: String, from oldPassphrase: String, to newPassphrase: String) throws {
+    let stronger = CipherSettings(kdfIterations: 256_000)
+    try Cipher.rekey(at: path,
+                     from: CipherKey(passphrase: oldPassphrase),
+                     to: CipherKey(passphrase: newPassphrase, settings: stronger))
+}
+
+func checkFile(at path: String, passphrase: String) throws -> Bool {
+    let report = try Cipher.verify(at: path, key: CipherKey(passphrase: passphrase))
+    return report.isOK
+}
