@@ -185,3 +185,21 @@ final class ProgressDisplayTests: MigrateToolTestCase {
         XCTAssertFalse(piped.stdout.contains("applying"), piped.stdout)
     }
 }
+
+/// `inspect --dump`.
+final class InspectDumpTests: MigrateToolTestCase {
+    /// `inspect --dump`: the schema and every row, in the chosen format.
+    func testInspectDumpPrintsContent() throws {
+        let keys = try makeDatabase()
+        XCTAssertEqual(try tool(["apply", path("app.db"), "--migrations", migrations, "--key-file", keys, "--no-backup"]).status, 0)
+        XCTAssertEqual(try sqlcipher("app.db", "INSERT INTO brandRGDB (brandId, name) VALUES ('b1', 'Zalora');").status, 0)
+        let dumped = try tool(["inspect", path("app.db"), "--key-file", keys, "--dump"])
+        XCTAssertEqual(dumped.status, 0, dumped.stderr)
+        XCTAssertTrue(dumped.stdout.contains("\nsqlite_master\nCREATE TABLE \"brandRGDB\""), dumped.stdout)
+        XCTAssertTrue(dumped.stdout.hasSuffix("\nbrandRGDB\nb1|||Zalora|\n"), dumped.stdout)
+        XCTAssertFalse(dumped.stdout.contains("securestore_migrations ("), "the history table is left out")
+        let quoted = try tool(["inspect", path("app.db"), "--key-file", keys, "--dump", "--dump-format", "quote"])
+        XCTAssertTrue(quoted.stdout.hasSuffix("\nbrandRGDB\n'b1',NULL,NULL,'Zalora',NULL\n"), quoted.stdout)
+        XCTAssertEqual(try tool(["inspect", path("app.db"), "--key-file", keys, "--dump", "--json"]).status, 64)
+    }
+}

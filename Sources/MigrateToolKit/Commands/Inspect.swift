@@ -14,9 +14,20 @@ extension MigrateToolCommand {
         @Flag(name: .long, help: "Run PRAGMA integrity_check (reads every page).")
         var integrity = false
 
+        @Flag(name: .long, help: "After the report, print the schema and every row IN CLEAR (Database.dumpContent). Not with --json.")
+        var dump = false
+
+        @Option(name: .customLong("dump-format"), help: ArgumentHelp(
+            "The format of --dump: debug (default), list, quote, line or json.", valueName: "format"))
+        var dumpFormat: DumpFormatName = .debug
+
         @OptionGroup var migrations: MigrationsOptions
         @OptionGroup var key: KeyOptions
         @OptionGroup var output: OutputOptions
+
+        func validate() throws {
+            if dump && output.json { throw ValidationError("--dump prints text: it does not go with --json.") }
+        }
 
         func run() throws {
             try Output.run(json: output.json) {
@@ -29,6 +40,10 @@ extension MigrateToolCommand {
                     try InspectReport(db: db, path: database, key: key, migrator: migrator, integrity: integrity)
                 }
                 if output.json { Output.json(report) } else { report.printText() }
+                if dump {
+                    Output.line("")
+                    try dbQueue.read { db in try dumpFormat.dumpContent(db) }
+                }
                 return .success
             }
         }
@@ -133,5 +148,21 @@ struct InspectReport: Codable {
         Output.line("tables:         \(tables.count)")
         for table in tables { Output.line("  \(table.name): \(table.rows) row(s)") }
         if let integrity { Output.line("integrity:      \(integrity)") }
+    }
+}
+
+/// The formats of `inspect --dump`.
+enum DumpFormatName: String, ExpressibleByArgument, CaseIterable {
+    case debug, list, quote, line, json
+
+    /// Prints the database's schema and rows on standard output.
+    func dumpContent(_ db: Database) throws {
+        switch self {
+        case .debug: try db.dumpContent(format: .debug())
+        case .list: try db.dumpContent(format: .list())
+        case .quote: try db.dumpContent(format: .quote())
+        case .line: try db.dumpContent(format: .line())
+        case .json: try db.dumpContent(format: .json())
+        }
     }
 }

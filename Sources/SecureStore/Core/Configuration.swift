@@ -73,6 +73,10 @@ public struct Configuration: Sendable {
     /// non-default settings can only be read with the same ones.
     public var cipherSettings = CipherSettings()
 
+    /// What the app knows of the schema that SQLite does not say, such as
+    /// the primary keys of views (see ``DatabaseSchemaSource``).
+    public var schemaSource: (any DatabaseSchemaSource)?
+
     var setups: [@Sendable (Database) throws -> Void] = []
 
     /// Set by DatabasePool: keys derived once for all its connections.

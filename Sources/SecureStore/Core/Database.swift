@@ -165,6 +165,10 @@ public final class Database {
         statementCache = statementCache.filter { !$0.value.canDeleteRows }
     }
 
+    /// Set by a dump while it prints a request's prefetched associations:
+    /// the prefetcher hands it each association's request before fetching.
+    var prefetchObserver: ((_ request: QueryInterfaceRequest<Row>, _ keyPath: [String]) throws -> Void)?
+
     /// True while ``recordingSelection(_:_:)`` runs.
     var isRecordingSelectedRegion = false
     /// The region read by the statements run while recording.

@@ -69,8 +69,9 @@ public struct DatabaseValue: Hashable, Sendable, CustomStringConvertible {
         self = value?.databaseValue ?? .null
     }
 
-    /// Reads column `index` of the current row of a stepped statement.
-    init(sqliteStatement: SQLiteStatement, index: CInt) {
+    /// Reads column `index` of the current row of a stepped statement, as
+    /// a custom ``DumpFormat`` does.
+    public init(sqliteStatement: SQLiteStatement, index: CInt) {
         switch sqlite3_column_type(sqliteStatement, index) {
         case SQLITE_NULL:
             storage = .null

@@ -116,7 +116,9 @@ extension Database {
         if let primaryKey = schemaCache.primaryKeys[cacheKey] { return primaryKey }
         let schema = try self.schema(of: table, in: schemaName)
         guard try tableExists(table, in: schema) else {
-            throw DatabaseError(resultCode: .SQLITE_ERROR, message: "database view \(table) has no primary key")
+            let primaryKey = try viewPrimaryKey(table, schema: schema)
+            schemaCache.primaryKeys[cacheKey] = primaryKey
+            return primaryKey
         }
         let columns = try self.columns(in: table, in: schemaName)
         let keyColumns = columns.filter { $0.primaryKeyIndex > 0 }.sorted { $0.primaryKeyIndex < $1.primaryKeyIndex }
@@ -132,6 +134,29 @@ extension Database {
         }
         schemaCache.primaryKeys[cacheKey] = primaryKey
         return primaryKey
+    }
+
+    /// The primary key the configuration's schema source gives a view;
+    /// views have none otherwise.
+    private func viewPrimaryKey(_ view: String, schema: String) throws -> PrimaryKeyInfo {
+        let schemaID: DatabaseSchemaID = switch schema.lowercased() {
+        case "main": .main
+        case "temp": .temp
+        default: .attached(schema)
+        }
+        guard try viewExists(view, in: schema),
+              let names = try configuration.schemaSource?.columnsForPrimaryKey(self, inView: DatabaseObjectID(name: view, schemaID: schemaID))
+        else {
+            throw DatabaseError(resultCode: .SQLITE_ERROR, message: "database view \(view) has no primary key")
+        }
+        let columns = try self.columns(in: view, in: schema)
+        let keyColumns = try names.map { name in
+            guard let column = columns.first(where: { $0.name.lowercased() == name.lowercased() }) else {
+                throw DatabaseError(resultCode: .SQLITE_ERROR, message: "the schema source gives view \(view) a primary key column \(name) it does not have")
+            }
+            return column
+        }
+        return .regular(keyColumns, tableHasRowID: false)
     }
 
     /// False for WITHOUT ROWID tables: selecting their rowid does not compile.

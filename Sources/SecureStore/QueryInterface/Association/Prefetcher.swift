@@ -24,19 +24,31 @@ enum Prefetcher {
             let mapping = try foreignKey.joinMapping(db, from: origin.source.tableName)
             let pivotColumns = mapping.map(\.right)
             let leftColumns = mapping.map(\.left)
-            let request: QueryInterfaceRequest<Row>
+            // The children, each with its parent key in grdb_ columns; a
+            // dump prints them without those columns.
+            let makeRequest: (_ withPivot: Bool) -> QueryInterfaceRequest<Row>
             if mapping.count > 1 {
                 var base = origin.removingPrefetchedAssociations()
                 if base.limit == nil { base = base.unordered() }
                 base = base.selectOnly(leftColumns.map { SQLExpression.column($0).sqlSelection })
                 let cte = CommonTableExpression<Row>(named: "grdb_base", request: SQLSubquery.relation(base))
                 let pivot = SQLExpression.rowValue(pivotColumns.map(SQLExpression.column)) ?? .null
-                request = childRequest(association, filter: cte.contains(pivot), pivotColumns: pivotColumns).with(cte)
+                makeRequest = { childRequest(association, filter: cte.contains(pivot), pivotColumns: $0 ? pivotColumns : []).with(cte) }
             } else {
                 let filter = try keyFilter(db, column: pivotColumns[0], leftColumn: leftColumns[0], rows: rows)
-                request = childRequest(association, filter: filter, pivotColumns: pivotColumns)
+                makeRequest = { childRequest(association, filter: filter, pivotColumns: $0 ? pivotColumns : []) }
             }
-            let children = try request.fetchAll(db)
+            let children: [Row]
+            if let observer = db.prefetchObserver {
+                // A dump prints the association's request and its own
+                // prefetches; this fetch runs without the observer.
+                db.prefetchObserver = nil
+                defer { db.prefetchObserver = observer }
+                try observer(makeRequest(false), association.keyPath)
+                children = try makeRequest(true).fetchAll(db)
+            } else {
+                children = try makeRequest(true).fetchAll(db)
+            }
             let groups = try group(children, byColumns: pivotColumns.map { "grdb_" + $0 })
             let parentIndexes = try indexes(of: leftColumns, in: firstRow)
             for row in rows {
@@ -62,8 +74,9 @@ enum Prefetcher {
         let relation = association
             .with { $0.pivot.relation = $0.pivot.relation.aliased(pivotAlias).filter(filter) }
             .destinationRelation()
-            .annotatedWhenConnected { _ in pivotColumns.map { pivotAlias[$0].forKey("grdb_" + $0) } }
-        return QueryInterfaceRequest(relation: relation)
+        guard !pivotColumns.isEmpty else { return QueryInterfaceRequest(relation: relation) }
+        return QueryInterfaceRequest(relation: relation
+            .annotatedWhenConnected { _ in pivotColumns.map { pivotAlias[$0].forKey("grdb_" + $0) } })
     }
 
     /// `column IN (keys)` over the parents' distinct non-NULL keys, sorted;

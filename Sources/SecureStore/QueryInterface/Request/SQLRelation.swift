@@ -141,7 +141,8 @@ extension SQLRelation {
         let tableName = source.tableName
         return with {
             $0.ordering = $0.ordering.appending(Ordering { db in
-                if try db.tableExists(tableName), let primaryKey = try? db.primaryKey(tableName) {
+                // Tables, and views whose primary key a schema source gives.
+                if let primaryKey = try? db.primaryKey(tableName) {
                     return primaryKey.columns.map { SQLExpression.column($0).sqlOrdering }
                 }
                 let count = try SQLQueryGenerator(relation: relation).columnCount(db)
