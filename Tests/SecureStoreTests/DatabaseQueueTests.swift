@@ -99,6 +99,19 @@ final class DatabaseQueueTests: SecureStoreTestCase {
         XCTAssertEqual(try dbQueue.write { _ in try dbQueue.unsafeReentrantRead { _ in 1 } }, 1)
     }
 
+    /// writeWithoutTransaction and inDatabase rethrow only their closure's
+    /// errors, as GRDB's do: code that calls them without `try` compiles,
+    /// and a closed connection throws from its first statement.
+    func testWriteWithoutTransactionRethrows() throws {
+        let dbQueue = try DatabaseQueue()
+        let count = dbQueue.writeWithoutTransaction { _ in 42 }
+        XCTAssertEqual(count, 42)
+        XCTAssertEqual(dbQueue.inDatabase { _ in "no try" }, "no try")
+        try dbQueue.close()
+        XCTAssertThrowsError(try dbQueue.writeWithoutTransaction { db in try db.execute(sql: "SELECT 1") })
+        XCTAssertThrowsError(try dbQueue.unsafeReentrantWrite { db in try db.execute(sql: "SELECT 1") })
+    }
+
     func testInMemoryDatabase() throws {
         let dbQueue = try DatabaseQueue()
         try dbQueue.write { db in try db.execute(sql: "CREATE TABLE t (a); INSERT INTO t VALUES (1)") }

@@ -134,7 +134,7 @@ final class TransactionObserverTests: SecureStoreTestCase {
     func testObserverThatRefusesTheCommitRollsBack() throws {
         let recorder = Recorder()
         recorder.refuseCommit = true
-        try dbQueue.writeWithoutTransaction { db in db.add(transactionObserver: recorder) }
+        dbQueue.writeWithoutTransaction { db in db.add(transactionObserver: recorder) }
         XCTAssertThrowsError(try dbQueue.write { db in try db.execute(sql: "INSERT INTO player (name) VALUES ('x')") }) { error in
             XCTAssertEqual((error as? DatabaseError)?.message, "refused by observer")
         }

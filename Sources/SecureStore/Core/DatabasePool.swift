@@ -123,8 +123,8 @@ public final class DatabasePool: DatabaseWriter {
     }
 
     /// Runs `updates` with write access, outside of any transaction (open one yourself if you need it).
-    public func writeWithoutTransaction<T>(_ updates: (Database) throws -> T) throws -> T {
-        try writer.sync(updates)
+    public func writeWithoutTransaction<T>(_ updates: (Database) throws -> T) rethrows -> T {
+        try writer.syncRethrowing(updates)
     }
 
     /// Async version of ``writeWithoutTransaction(_:)``.
@@ -144,7 +144,7 @@ public final class DatabasePool: DatabaseWriter {
     }
 
     /// Runs `updates` with write access, inside another access of this database too.
-    public func unsafeReentrantWrite<T>(_ updates: (Database) throws -> T) throws -> T {
+    public func unsafeReentrantWrite<T>(_ updates: (Database) throws -> T) rethrows -> T {
         try writer.reentrantSync(updates)
     }
 

@@ -70,8 +70,8 @@ public final class DatabaseQueue: DatabaseWriter {
     // MARK: Writing
 
     /// Runs `updates` with exclusive access, outside of any transaction.
-    public func inDatabase<T>(_ updates: (Database) throws -> T) throws -> T {
-        try serialized.sync(updates)
+    public func inDatabase<T>(_ updates: (Database) throws -> T) rethrows -> T {
+        try serialized.syncRethrowing(updates)
     }
 
     /// Runs `updates` in a transaction that commits or rolls back as it
@@ -91,8 +91,8 @@ public final class DatabaseQueue: DatabaseWriter {
     }
 
     /// Runs `updates` with write access, outside of any transaction (open one yourself if you need it).
-    public func writeWithoutTransaction<T>(_ updates: (Database) throws -> T) throws -> T {
-        try serialized.sync(updates)
+    public func writeWithoutTransaction<T>(_ updates: (Database) throws -> T) rethrows -> T {
+        try serialized.syncRethrowing(updates)
     }
 
     /// Async version of ``writeWithoutTransaction(_:)``.
@@ -111,7 +111,7 @@ public final class DatabaseQueue: DatabaseWriter {
     }
 
     /// Runs `updates` with write access, inside another access of this database too.
-    public func unsafeReentrantWrite<T>(_ updates: (Database) throws -> T) throws -> T {
+    public func unsafeReentrantWrite<T>(_ updates: (Database) throws -> T) rethrows -> T {
         try serialized.reentrantSync(updates)
     }
 

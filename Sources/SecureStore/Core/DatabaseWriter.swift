@@ -7,7 +7,7 @@
 /// ```
 public protocol DatabaseWriter: DatabaseReader {
     /// Runs `updates` outside of any transaction, with exclusive access.
-    func writeWithoutTransaction<T>(_ updates: (Database) throws -> T) throws -> T
+    func writeWithoutTransaction<T>(_ updates: (Database) throws -> T) rethrows -> T
 
     /// Runs `updates` once every other access has finished, with
     /// exclusive access and no transaction.
@@ -21,7 +21,7 @@ public protocol DatabaseWriter: DatabaseReader {
 
     /// Like ``writeWithoutTransaction(_:)-4ee9n``, and can be called from inside
     /// another access.
-    func unsafeReentrantWrite<T>(_ updates: (Database) throws -> T) throws -> T
+    func unsafeReentrantWrite<T>(_ updates: (Database) throws -> T) rethrows -> T
 
     /// Runs `updates` later, outside of any transaction (nothing runs on a
     /// closed connection).
@@ -59,12 +59,12 @@ extension DatabaseWriter {
     /// Registers a transaction observer on the writer connection.
     public func add(transactionObserver: some TransactionObserver & Sendable,
                     extent: Database.TransactionObservationExtent = .observerLifetime) {
-        try? writeWithoutTransaction { db in db.add(transactionObserver: transactionObserver, extent: extent) }
+        writeWithoutTransaction { db in db.add(transactionObserver: transactionObserver, extent: extent) }
     }
 
     /// Unregisters a transaction observer.
     public func remove(transactionObserver: some TransactionObserver & Sendable) {
-        try? writeWithoutTransaction { db in db.remove(transactionObserver: transactionObserver) }
+        writeWithoutTransaction { db in db.remove(transactionObserver: transactionObserver) }
     }
 }
 

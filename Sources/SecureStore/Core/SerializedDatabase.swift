@@ -41,13 +41,21 @@ final class SerializedDatabase: @unchecked Sendable {
         }
     }
 
+    /// Like `sync`, but rethrows only `block`'s errors, as GRDB's
+    /// `writeWithoutTransaction` and `inDatabase` do: a reentrant call stops
+    /// the program (it would deadlock), as in GRDB. A closed connection
+    /// throws from the first statement `block` runs.
+    func syncRethrowing<T>(_ block: (Database) throws -> T) rethrows -> T {
+        precondition(!isOnQueue, "Database methods are not reentrant: use the Database given to the current closure")
+        return try queue.sync { try block(db) }
+    }
+
     /// Like `sync`, but runs `block` at once when already on the queue.
-    func reentrantSync<T>(_ block: (Database) throws -> T) throws -> T {
+    func reentrantSync<T>(_ block: (Database) throws -> T) rethrows -> T {
         if isOnQueue {
-            try db.checkOpen()
             return try block(db)
         }
-        return try sync(block)
+        return try queue.sync { try block(db) }
     }
 
     /// Runs `block` on the queue without blocking the caller's thread.
