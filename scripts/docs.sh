@@ -7,7 +7,7 @@
 #   bash scripts/docs.sh                     # build, warnings are errors
 #   bash scripts/docs.sh --serve-dir DIR     # also a static site in DIR
 #
-# Prints the number of warnings (0, or the build fails).
+# Prints the number of DocC warnings (0, or the build fails).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -20,19 +20,21 @@ while [ $# -gt 0 ]; do
 done
 
 bash scripts/generate-tool-reference.sh
-log="$(mktemp)"
-trap 'rm -f "$log"' EXIT
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
 for target in SecureStore MigrateToolKit; do
-    options=(--target "$target" --warnings-as-errors)
+    # DocC's own diagnostics (broken links, stale parameter names), not the
+    # compiler's, which a first build may print too.
+    options=(--target "$target" --warnings-as-errors --diagnostics-file "$work/$target.json")
     if [ -n "$serve" ]; then
         mkdir -p "$serve/$target"
         swift package --allow-writing-to-directory "$serve" generate-documentation "${options[@]}" \
             --disable-indexing --transform-for-static-hosting --hosting-base-path "$target" \
-            --output-path "$serve/$target" 2>&1 | tee -a "$log"
+            --output-path "$serve/$target"
     else
-        swift package generate-documentation "${options[@]}" 2>&1 | tee -a "$log"
+        swift package generate-documentation "${options[@]}"
     fi
 done
-warnings="$(grep -c "warning:" "$log" || true)"
-echo "docs: $warnings warning(s)"
+warnings="$(python3 -c 'import json, sys; print(sum(len(json.load(open(f))["diagnostics"]) for f in sys.argv[1:]))' "$work"/*.json)"
+echo "docs: $warnings DocC warning(s)"
 [ "$warnings" = 0 ]
