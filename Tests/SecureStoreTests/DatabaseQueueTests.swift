@@ -102,6 +102,36 @@ final class DatabaseQueueTests: SecureStoreTestCase {
     /// writeWithoutTransaction and inDatabase rethrow only their closure's
     /// errors, as GRDB's do: code that calls them without `try` compiles,
     /// and a closed connection throws from its first statement.
+    /// With allowsUnsafeTransactions, a transaction may span accesses.
+    func testUnsafeTransactionsSpanAccessesWhenAllowed() throws {
+        var config = keyedConfiguration(passphrase: "unsafe")
+        config.allowsUnsafeTransactions = true
+        let dbQueue = try DatabaseQueue(path: path("unsafe.db"), configuration: config)
+        try dbQueue.inDatabase { db in
+            try db.execute(sql: "CREATE TABLE t (a)")
+            try db.beginTransaction()
+            try db.execute(sql: "INSERT INTO t VALUES (1)")
+        }
+        XCTAssertTrue(dbQueue.inDatabase { $0.isInsideTransaction })
+        try dbQueue.inDatabase { db in try db.commit() }
+        XCTAssertEqual(try dbQueue.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM t") }, 1)
+    }
+
+    func testReleaseMemoryKeepsTheDatabaseUsable() throws {
+        let dbQueue = try makeEncryptedQueue()
+        try dbQueue.write { db in try db.execute(sql: "CREATE TABLE t (a); INSERT INTO t VALUES (1)") }
+        dbQueue.releaseMemory()
+        XCTAssertEqual(try dbQueue.read { try Int.fetchOne($0, sql: "SELECT a FROM t") }, 1)
+        var config = keyedConfiguration(passphrase: "pool")
+        config.maximumReaderCount = 2
+        let dbPool = try DatabasePool(path: path("pool.db"), configuration: config)
+        try dbPool.write { db in try db.execute(sql: "CREATE TABLE t (a); INSERT INTO t VALUES (2)") }
+        XCTAssertEqual(try dbPool.read { try Int.fetchOne($0, sql: "SELECT a FROM t") }, 2)
+        dbPool.releaseMemory()
+        dbPool.releaseMemoryEventually()
+        XCTAssertEqual(try dbPool.read { try Int.fetchOne($0, sql: "SELECT a FROM t") }, 2, "a reader opens again, keyed")
+    }
+
     func testWriteWithoutTransactionRethrows() throws {
         let dbQueue = try DatabaseQueue()
         let count = dbQueue.writeWithoutTransaction { _ in 42 }

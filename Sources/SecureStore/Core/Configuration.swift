@@ -73,6 +73,19 @@ public struct Configuration: Sendable {
     /// non-default settings can only be read with the same ones.
     public var cipherSettings = CipherSettings()
 
+    /// Whether `writeWithoutTransaction` and `inDatabase` may end with a
+    /// transaction still open (false: such a call stops the program, as in
+    /// GRDB, because the next access would run inside a transaction it did
+    /// not start). Pool readers never allow it.
+    ///
+    /// ```swift
+    /// var config = Configuration()
+    /// config.allowsUnsafeTransactions = true
+    /// try dbQueue.inDatabase { db in try db.beginTransaction() }
+    /// try dbQueue.inDatabase { db in try db.commit() }
+    /// ```
+    public var allowsUnsafeTransactions = false
+
     /// What the app knows of the schema that SQLite does not say, such as
     /// the primary keys of views (see ``DatabaseSchemaSource``).
     public var schemaSource: (any DatabaseSchemaSource)?
@@ -110,5 +123,15 @@ extension Database {
         case timeout(TimeInterval)
         /// Ask the callback whether to retry.
         case callback(BusyCallback)
+    }
+}
+
+extension Configuration {
+    /// Removed in GRDB 7, and absent here: reads use DEFERRED transactions
+    /// and writes IMMEDIATE ones.
+    @available(*, unavailable, message: "The default transaction kind is now automatically managed.")
+    public var defaultTransactionKind: Database.TransactionKind {
+        get { .immediate }
+        set { _ = newValue }
     }
 }

@@ -140,6 +140,18 @@ public final class Database {
         isClosed = true
     }
 
+    /// Frees the memory SQLite can do without: the cached statements and
+    /// what `sqlite3_db_release_memory` frees (page cache pages not in use).
+    ///
+    /// ```swift
+    /// try dbQueue.inDatabase { db in db.releaseMemory() }
+    /// ```
+    public func releaseMemory() {
+        guard !isClosed else { return }
+        statementCache.removeAll()
+        sqlite3_db_release_memory(sqliteConnection)
+    }
+
     /// Before sqlite3_close_v2: a statement that outlives this object keeps
     /// the connection alive, and must not call back into freed memory.
     private func releaseStatementsAndHooks() {

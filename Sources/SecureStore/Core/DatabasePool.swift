@@ -132,6 +132,20 @@ public final class DatabasePool: DatabaseWriter {
         try await writer.execute(updates)
     }
 
+    /// Frees the memory SQLite can do without (``Database/releaseMemory()``)
+    /// on the writer and on every idle reader, and closes the idle readers
+    /// (a new read opens one again).
+    public func releaseMemory() {
+        writer.releaseMemory()
+        try? readers.closeAll()
+    }
+
+    /// Like ``releaseMemory()``, without waiting for the readers in use:
+    /// those are left as they are.
+    public func releaseMemoryEventually() {
+        releaseMemory()
+    }
+
     /// Waits for every read to finish and blocks new ones while `updates` runs.
     public func barrierWriteWithoutTransaction<T>(_ updates: (Database) throws -> T) throws -> T {
         try readers.exclusively { try writer.sync(updates) }

@@ -110,6 +110,12 @@ public final class DatabaseQueue: DatabaseWriter {
         try await serialized.execute(updates)
     }
 
+    /// Frees the memory SQLite can do without (``Database/releaseMemory()``),
+    /// after the accesses that run now.
+    public func releaseMemory() {
+        serialized.releaseMemory()
+    }
+
     /// Runs `updates` with write access, inside another access of this database too.
     public func unsafeReentrantWrite<T>(_ updates: (Database) throws -> T) rethrows -> T {
         try serialized.reentrantSync(updates)

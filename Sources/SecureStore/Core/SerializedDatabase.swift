@@ -47,7 +47,23 @@ final class SerializedDatabase: @unchecked Sendable {
     /// throws from the first statement `block` runs.
     func syncRethrowing<T>(_ block: (Database) throws -> T) rethrows -> T {
         precondition(!isOnQueue, "Database methods are not reentrant: use the Database given to the current closure")
-        return try queue.sync { try block(db) }
+        return try queue.sync {
+            defer { preconditionNoTransactionLeftOpen() }
+            return try block(db)
+        }
+    }
+
+    /// Unless ``Configuration/allowsUnsafeTransactions``, an access that
+    /// leaves a transaction open stops the program, as in GRDB: the next
+    /// access would run inside a transaction it did not start.
+    private func preconditionNoTransactionLeftOpen() {
+        guard !configuration.allowsUnsafeTransactions, !db.isClosed else { return }
+        precondition(!db.isInsideTransaction, "A transaction has been left opened at the end of a database access")
+    }
+
+    /// Frees the memory SQLite can do without (see ``Database/releaseMemory()``).
+    func releaseMemory() {
+        queue.sync { db.releaseMemory() }
     }
 
     /// Like `sync`, but runs `block` at once when already on the queue.
