@@ -132,6 +132,29 @@ final class DatabaseQueueTests: SecureStoreTestCase {
         XCTAssertEqual(try dbPool.read { try Int.fetchOne($0, sql: "SELECT a FROM t") }, 2, "a reader opens again, keyed")
     }
 
+    func testEraseAndVacuumThroughTheWriter() throws {
+        let dbQueue = try makeEncryptedQueue()
+        try dbQueue.write { db in
+            try db.execute(sql: "CREATE TABLE t (a); CREATE INDEX t_a ON t(a); CREATE VIEW v AS SELECT a FROM t; INSERT INTO t VALUES (1)")
+        }
+        try dbQueue.vacuum()
+        try dbQueue.erase()
+        XCTAssertEqual(try dbQueue.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM sqlite_master") }, 0)
+        XCTAssertThrowsError(try dbQueue.vacuum(into: path("copy.db")), "VACUUM INTO needs SQLite 3.27")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: path("copy.db")))
+        try dbQueue.close()
+        XCTAssertNil(try fileBytes(path("db.sqlite")).range(of: Data("SQLite format 3".utf8)), "still encrypted")
+    }
+
+    func testAsyncEraseAndVacuum() async throws {
+        let dbPool = try DatabasePool(path: path("pool.db"), configuration: keyedConfiguration(passphrase: "pool"))
+        try await dbPool.write { db in try db.execute(sql: "CREATE TABLE t (a); INSERT INTO t VALUES (1)") }
+        try await dbPool.vacuum()
+        try await dbPool.erase()
+        let count = try await dbPool.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM sqlite_master") }
+        XCTAssertEqual(count, 0)
+    }
+
     func testWriteWithoutTransactionRethrows() throws {
         let dbQueue = try DatabaseQueue()
         let count = dbQueue.writeWithoutTransaction { _ in 42 }
