@@ -83,6 +83,16 @@ final class BackupRestoreTests: MigrateToolTestCase {
         let text = try tool(["backups", path("app.db"), "--backup-dir", backupDir, "--key-file", keys])
         XCTAssertEqual(text.stdout.split(separator: "\n").count, 3)
         XCTAssertTrue(text.stdout.contains("at Zalora-v2 (2 migration(s))"), text.stdout)
+        // Backups named by release 0.1 (seconds, then -2, -3 in the same
+        // second) are listed too, in the order they were taken.
+        let anyBackup = try XCTUnwrap(withKey.first?["path"] as? String)
+        for name in ["app.db.2026-01-02T030405Z-2.backup", "app.db.2026-01-02T030405Z.backup"] {
+            try FileManager.default.copyItem(atPath: anyBackup, toPath: backupDir + "/" + name)
+        }
+        let legacy = try listing(keys).prefix(2)
+        XCTAssertEqual(legacy.map { $0["time"] as? String }, ["2026-01-02T03:04:05.000Z", "2026-01-02T03:04:05.000Z"])
+        XCTAssertEqual(legacy.map { ($0["path"] as? String).map { URL(fileURLWithPath: $0).lastPathComponent } },
+                       ["app.db.2026-01-02T030405Z.backup", "app.db.2026-01-02T030405Z-2.backup"])
         let none = try tool(["backups", path("other.db")])
         XCTAssertEqual(none.status, 0)
         XCTAssertTrue(none.stdout.contains("no backups"), none.stdout)

@@ -73,22 +73,25 @@ struct BackupStore {
     func entries() -> [Entry] {
         let formatter = Self.formatter()
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
-        return names.compactMap { name -> Entry? in
+        return names.compactMap { name -> (Entry, Int)? in
             guard name.hasPrefix(prefix), name.hasSuffix(Self.suffix) else { return nil }
             let stamp = String(name.dropFirst(prefix.count).dropLast(Self.suffix.count))
-            guard let time = formatter.date(from: stamp) ?? Self.legacyTime(stamp) else { return nil }
+            guard let (time, sequence) = formatter.date(from: stamp).map({ ($0, 1) }) ?? Self.legacyTime(stamp) else { return nil }
             let path = directory + "/" + name
-            return Entry(path: path, time: time, size: DatabaseFile.size(path))
+            return (Entry(path: path, time: time, size: DatabaseFile.size(path)), sequence)
         }
-        .sorted { ($0.time, $0.path) < ($1.time, $1.path) }
+        .sorted { ($0.0.time, $0.1) < ($1.0.time, $1.1) }
+        .map(\.0)
     }
 
-    /// Release 0.1 named backups `<time without milliseconds>[-N]`.
-    private static func legacyTime(_ stamp: String) -> Date? {
-        let base = stamp.split(separator: "-").prefix(3).joined(separator: "-")
+    /// Release 0.1 named backups `<time without milliseconds>[-N]`, N from
+    /// 2 for a second backup in the same second.
+    private static func legacyTime(_ stamp: String) -> (Date, Int)? {
+        let parts = stamp.split(separator: "-")
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withFullDate, .withTime, .withTimeZone, .withDashSeparatorInDate]
-        return formatter.date(from: base)
+        guard parts.count >= 3, let time = formatter.date(from: parts.prefix(3).joined(separator: "-")) else { return nil }
+        return (time, parts.count > 3 ? Int(parts[3]) ?? 1 : 1)
     }
 
     /// The newest backup, if any.
