@@ -155,6 +155,29 @@ final class DatabaseQueueTests: SecureStoreTestCase {
         XCTAssertEqual(count, 0)
     }
 
+    /// Type-erased readers and writers forward to what they wrap, pools
+    /// and their observations included.
+    func testAnyDatabaseReaderAndWriter() throws {
+        let dbPool = try DatabasePool(path: path("any.db"), configuration: keyedConfiguration(passphrase: "any"))
+        let writer = AnyDatabaseWriter(dbPool)
+        try writer.write { db in try db.execute(sql: "CREATE TABLE t (a); INSERT INTO t VALUES (1)") }
+        XCTAssertEqual(writer.path, dbPool.path)
+        let reader = AnyDatabaseReader(writer)
+        XCTAssertEqual(try reader.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM t") }, 1)
+        let values = LockedValues()
+        let changed = expectation(description: "2 rows observed")
+        let cancellable = ValueObservation.tracking { try Int.fetchOne($0, sql: "SELECT count(*) FROM t") ?? 0 }
+            .start(in: reader, scheduling: .async(onQueue: .global())) { _ in } onChange: { count in
+                values.append(count)
+                if count == 2 { changed.fulfill() }
+            }
+        try writer.write { db in try db.execute(sql: "INSERT INTO t VALUES (2)") }
+        wait(for: [changed], timeout: 10)
+        cancellable.cancel()
+        XCTAssertEqual(values.all.last, 2)
+        try writer.close()
+    }
+
     func testWriteWithoutTransactionRethrows() throws {
         let dbQueue = try DatabaseQueue()
         let count = dbQueue.writeWithoutTransaction { _ in 42 }
@@ -259,4 +282,12 @@ final class ErrorBox: @unchecked Sendable {
     private var errors: [any Error] = []
     func append(_ error: any Error) { lock.withLock { errors.append(error) } }
     var isEmpty: Bool { lock.withLock { errors.isEmpty } }
+}
+
+/// Values appended from observation callbacks.
+private final class LockedValues: @unchecked Sendable {
+    private let lock = NSLock()
+    private var values: [Int] = []
+    func append(_ value: Int) { lock.withLock { values.append(value) } }
+    var all: [Int] { lock.withLock { values } }
 }
