@@ -32,6 +32,10 @@ public final class Row {
 
     let storage: Storage
 
+    /// The values of a `.values` row, empty for other rows: read without
+    /// switching over ``storage``, whose copy retains every payload.
+    let copiedValues: [DatabaseValue]
+
     /// The rows of the to-many associations prefetched with this row
     /// (`including(all:)`), by association key.
     var prefetchedRowsStorage = PrefetchedRowsView()
@@ -40,21 +44,20 @@ public final class Row {
     /// subscripts read columns through it.
     @usableFromInline let statementHandle: SQLiteStatement?
 
-    /// Reused by the records a cursor decodes from this row, one per step
-    /// (rows that read a statement only).
-    let decodingCache: RowDecodingCache?
+    /// Reused by the records decoded from this row, one per step of a
+    /// cursor (rows that read a statement), or one per copy of such a row:
+    /// the copies of one statement's rows (the rows of one `fetchAll`, or
+    /// prefetched rows) share one, made at the first copy. Rows are not
+    /// `Sendable`: the copies stay on one thread.
+    private(set) var decodingCache: RowDecodingCache?
 
     /// True for the copy of a fetched row.
     private var isCopyOfFetchedRow = false
 
-    /// Shared by the copies of one cursor's row (the rows of one
-    /// `fetchAll`, or prefetched rows): where the keys of the records
-    /// decoded from them were found, so that each copy does not search its
-    /// column names again. Rows are not `Sendable`: the copies stay on one
-    /// thread.
-    var columnPlan: ColumnPlan?
-    /// The plan this statement row gives its copies, made at the first copy.
-    private var planForCopies: ColumnPlan?
+    /// The cache this statement row gives its copies, made at the first copy.
+    private var cacheForCopies: RowDecodingCache?
+    /// The column names of the copies, read from the statement once.
+    private var namesForCopies: [String]?
 
     /// True when the row comes from the database (not from a dictionary):
     /// `Record` remembers such rows to tell its changes.
@@ -68,18 +71,21 @@ public final class Row {
 
     init(statement: Statement) {
         storage = .statement(statement)
+        copiedValues = []
         statementHandle = statement.sqliteStatement
         decodingCache = RowDecodingCache(statement: statement)
     }
 
     init(names: [String], values: [DatabaseValue]) {
         storage = .values(names: names, values: values)
+        copiedValues = values
         statementHandle = nil
         decodingCache = nil
     }
 
     init(base: Row, adapter: LayoutedRowAdapter) {
         storage = .adapted(base: base, adapter: adapter)
+        copiedValues = []
         statementHandle = nil
         decodingCache = nil
     }
@@ -100,16 +106,23 @@ public final class Row {
         switch storage {
         case .values: return self
         case .statement(let statement):
-            let count = CInt(statement.columnCount)
-            let values = (0..<count).map { DatabaseValue(sqliteStatement: statement.sqliteStatement, index: $0) }
-            copy = Row(names: statement.columnNames, values: values)
+            let count = statement.columnCount
+            let handle = statement.sqliteStatement
+            let values = [DatabaseValue](unsafeUninitializedCapacity: count) { buffer, initialized in
+                for index in 0..<count {
+                    (buffer.baseAddress! + index).initialize(to: DatabaseValue(sqliteStatement: handle, index: CInt(index)))
+                }
+                initialized = count
+            }
+            if namesForCopies == nil { namesForCopies = statement.columnNames }
+            copy = Row(names: namesForCopies!, values: values)
             copy.isCopyOfFetchedRow = true
-            if planForCopies == nil { planForCopies = ColumnPlan() }
-            copy.columnPlan = planForCopies
+            if cacheForCopies == nil { cacheForCopies = RowDecodingCache(forCopiesOf: statement) }
+            copy.decodingCache = cacheForCopies
         case let .adapted(base, adapter):
             copy = Row(base: base.copy(), adapter: adapter)
         }
-        copy.prefetchedRowsStorage = prefetchedRowsStorage
+        if !prefetchedRowsStorage.isEmpty { copy.prefetchedRowsStorage = prefetchedRowsStorage }
         return copy
     }
 
@@ -165,6 +178,7 @@ public final class Row {
     }
 
     func databaseValue(atIndex index: Int) -> DatabaseValue {
+        if index < copiedValues.count { return copiedValues[index] }
         switch storage {
         case .statement(let statement):
             return DatabaseValue(sqliteStatement: statement.sqliteStatement, index: CInt(index))

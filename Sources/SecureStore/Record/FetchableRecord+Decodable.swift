@@ -42,15 +42,10 @@ struct RowDecoder: Decoder {
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
         // A cursor's row reads its statement and decodes one record per
-        // step: reuse the container and the column plan of the first.
+        // step, and the copies of its rows one record each: reuse the
+        // container and the column plan of the first record.
         if codingPath.isEmpty, let cache = row.decodingCache {
-            return cache.container(keyedBy: Key.self, recordType: recordType)
-        }
-        // The copies of one cursor's row share a column plan, for the
-        // record type that decodes them first.
-        if codingPath.isEmpty, let plan = row.columnPlan, plan.claim(for: recordType) {
-            plan.rewind()
-            return KeyedDecodingContainer(RowKeyedContainer<Key>(source: .row(row), plan: plan, recordType: recordType))
+            return cache.container(keyedBy: Key.self, recordType: recordType, row: row)
         }
         return KeyedDecodingContainer(RowKeyedContainer<Key>(source: .row(row), plan: nil, recordType: recordType, codingPath: codingPath))
     }
@@ -139,14 +134,36 @@ struct PrefetchedRowsDecoder: Decoder {
 
         mutating func decodeNil() throws -> Bool { false }
 
+        /// The elements' type as a record type, looked up for the first
+        /// element only (a conformance check costs a runtime lookup).
+        private var elementType: (type: ObjectIdentifier, record: (any FetchableRecord.Type)?)?
+
+        /// `T(row:)` for a record type `T`, without the dynamic cast of
+        /// `record.init(row:) as? T` (a runtime lookup per element).
+        private static func decodeRecord<T>(_ record: any FetchableRecord.Type, as type: T.Type, from row: Row) throws -> T {
+            func make<R: FetchableRecord>(_: R.Type) throws -> T {
+                precondition(R.self == T.self)
+                let value = try R(row: row)
+                return withUnsafePointer(to: value) { UnsafeRawPointer($0).assumingMemoryBound(to: T.self).pointee }
+            }
+            return try make(record)
+        }
+
+        private mutating func recordElementType<T>(_ type: T.Type) -> (any FetchableRecord.Type)? {
+            if let elementType, elementType.type == ObjectIdentifier(T.self) { return elementType.record }
+            let record = T.self as? any FetchableRecord.Type
+            elementType = (ObjectIdentifier(T.self), record)
+            return record
+        }
+
         mutating func decode<T: Decodable>(_ type: T.Type) throws -> T {
             guard !isAtEnd else {
                 throw DecodingError.valueNotFound(T.self, .init(codingPath: codingPath, debugDescription: "no more prefetched rows"))
             }
             let row = rows[currentIndex]
             currentIndex += 1
-            if let record = T.self as? any FetchableRecord.Type, let value = try record.init(row: row) as? T {
-                return value
+            if let record = recordElementType(T.self) {
+                return try Self.decodeRecord(record, as: T.self, from: row)
             }
             return try T(from: RowDecoder(row: row, recordType: recordType, codingPath: codingPath))
         }
@@ -170,5 +187,24 @@ struct PrefetchedRowsDecoder: Decoder {
             defer { currentIndex += 1 }
             return RowDecoder(row: rows[currentIndex], recordType: recordType, codingPath: codingPath)
         }
+    }
+}
+
+/// Arrays and sets of records, decoded from prefetched rows one record per
+/// row, as ``PrefetchedRowsDecoder`` would, without an unkeyed container
+/// and its per-element dispatch.
+protocol PrefetchedRecordCollection {
+    init(prefetchedRows rows: [Row]) throws
+}
+
+extension Array: PrefetchedRecordCollection where Element: FetchableRecord {
+    init(prefetchedRows rows: [Row]) throws {
+        self = try rows.map { try Element(row: $0) }
+    }
+}
+
+extension Set: PrefetchedRecordCollection where Element: FetchableRecord {
+    init(prefetchedRows rows: [Row]) throws {
+        self = try Set(rows.map { try Element(row: $0) })
     }
 }

@@ -7,40 +7,89 @@
 /// and three generic metadata lookups (measured: about 900 instructions);
 /// finding a column by name costs a string scan. Both are done for the
 /// first record and reused for the others.
+///
+/// The copies of one statement's rows share a cache too: their records
+/// reuse one container whose reader moves from copy to copy.
+///
+/// Each record type has its own container and plan: a record decoded from
+/// the whole row of another (`BookInfo.book`) must not take the container
+/// its parent is using.
 final class RowDecodingCache {
-    private let statement: Statement
-    /// The `CodingKey` type the cached container was made for.
-    private var keyType: ObjectIdentifier?
-    /// The record type it was made for.
-    private var recordType: ObjectIdentifier?
-    /// A `ContainerBox<KeyedDecodingContainer<Key>>` for `keyType`.
-    private var box: AnyObject?
-    private var plan: ColumnPlan?
+    /// A container made for one record type and one `CodingKey` type.
+    private final class Entry {
+        let keyType: ObjectIdentifier
+        let recordType: ObjectIdentifier
+        /// A `ContainerBox<KeyedDecodingContainer<Key>>` for `keyType`.
+        let box: AnyObject
+        /// The reader of the container, which the box retains.
+        unowned(unsafe) let reader: RowSourceReader
+        /// The plan of the reader, which the reader retains.
+        unowned(unsafe) let plan: ColumnPlan
 
-    init(statement: Statement) {
-        self.statement = statement
+        init(keyType: ObjectIdentifier, recordType: ObjectIdentifier, box: AnyObject, reader: RowSourceReader, plan: ColumnPlan) {
+            self.keyType = keyType
+            self.recordType = recordType
+            self.box = box
+            self.reader = reader
+            self.plan = plan
+        }
     }
 
-    /// The container for this record, made for the first record and reused.
-    func container<Key: CodingKey>(keyedBy type: Key.Type, recordType: any FetchableRecord.Type) -> KeyedDecodingContainer<Key> {
-        if keyType == ObjectIdentifier(Key.self), self.recordType == ObjectIdentifier(recordType), let box, let plan {
-            plan.rewind()
-            // Safe: `box` was made below for this same Key type.
-            return unsafeDowncast(box, to: ContainerBox<KeyedDecodingContainer<Key>>.self).value()
+    private let statement: Statement
+    /// True for the cache of copied rows.
+    private let isForCopies: Bool
+    /// The entry of the last record type, checked first.
+    private var last: Entry?
+    private var entries: [Entry] = []
+
+    /// The cache of the rows that read `statement`.
+    init(statement: Statement) {
+        self.statement = statement
+        isForCopies = false
+    }
+
+    /// The cache shared by the copies of the rows of `statement`.
+    init(forCopiesOf statement: Statement) {
+        self.statement = statement
+        isForCopies = true
+    }
+
+    /// The container for this record, made for the first record of its
+    /// type and reused.
+    func container<Key: CodingKey>(keyedBy type: Key.Type, recordType: any FetchableRecord.Type, row: Row) -> KeyedDecodingContainer<Key> {
+        let keyType = ObjectIdentifier(Key.self)
+        let recordTypeID = ObjectIdentifier(recordType)
+        if let last, last.keyType == keyType, last.recordType == recordTypeID {
+            return reuse(last, keyedBy: Key.self, row: row)
         }
-        return makeContainer(keyedBy: type, recordType: recordType)
+        if let entry = entries.first(where: { $0.keyType == keyType && $0.recordType == recordTypeID }) {
+            last = entry
+            return reuse(entry, keyedBy: Key.self, row: row)
+        }
+        return makeContainer(keyedBy: type, recordType: recordType, row: row)
+    }
+
+    @inline(__always)
+    private func reuse<Key: CodingKey>(_ entry: Entry, keyedBy type: Key.Type, row: Row) -> KeyedDecodingContainer<Key> {
+        entry.plan.rewind()
+        if isForCopies { entry.reader.borrow(row) }
+        // Safe: the box of this entry was made below for this same Key type.
+        return unsafeDowncast(entry.box, to: ContainerBox<KeyedDecodingContainer<Key>>.self).value()
     }
 
     // Kept apart so that the reuse path above does not pay for the
     // metadata of `KeyedDecodingContainer<Key>`, which this one needs.
     @inline(never)
-    private func makeContainer<Key: CodingKey>(keyedBy type: Key.Type, recordType: any FetchableRecord.Type) -> KeyedDecodingContainer<Key> {
+    private func makeContainer<Key: CodingKey>(keyedBy type: Key.Type, recordType: any FetchableRecord.Type, row: Row) -> KeyedDecodingContainer<Key> {
         let plan = ColumnPlan()
-        let container = KeyedDecodingContainer(RowKeyedContainer<Key>(source: .statement(statement), plan: plan, recordType: recordType))
-        self.keyType = ObjectIdentifier(Key.self)
-        self.recordType = ObjectIdentifier(recordType)
-        self.box = ContainerBox(container)
-        self.plan = plan
+        let reader = isForCopies
+            ? RowSourceReader(borrowing: row, plan: plan, recordType: recordType)
+            : RowSourceReader(source: .statement(statement), plan: plan, recordType: recordType)
+        let container = KeyedDecodingContainer(RowKeyedContainer<Key>(reader: reader))
+        let entry = Entry(keyType: ObjectIdentifier(Key.self), recordType: ObjectIdentifier(recordType),
+                          box: ContainerBox(container), reader: reader, plan: plan)
+        entries.append(entry)
+        last = entry
         return container
     }
 }
@@ -63,18 +112,6 @@ final class ColumnPlan {
     /// The key of this record decoded from the whole row (see
     /// `RowKeyedContainer.decodeFromWholeRow`).
     @exclusivity(unchecked) var decodedRootKey: String?
-
-    /// The record type that uses this plan, when rows share it.
-    @exclusivity(unchecked) private var owner: ObjectIdentifier?
-
-    /// True if records of `recordType` may use this plan: the first type
-    /// to ask owns it. A record decoded from the whole row of another
-    /// (`BookInfo.book`) must not rewind the plan its parent is using.
-    func claim(for recordType: any FetchableRecord.Type) -> Bool {
-        let type = ObjectIdentifier(recordType)
-        if owner == nil { owner = type }
-        return owner == type
-    }
 
     /// Starts a new record.
     func rewind() {

@@ -8,60 +8,21 @@ import Foundation
 /// the statement, and its columns are found through a ``ColumnPlan``; a
 /// copied row is read from its values.
 struct RowKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
-    enum Source {
-        case statement(Statement)
-        case row(Row)
-    }
+    typealias Source = RowSourceReader.Source
 
-    /// Where the values come from. One reference: the standard library's
-    /// container box copies this struct for every decoded property.
-    private final class Reader {
-        let source: Source
-        /// Where the keys were found by the previous records: for
-        /// `.statement` sources, whose container is reused by
-        /// ``RowDecodingCache``, and for the copies of one cursor's row.
-        let plan: ColumnPlan?
-        /// The statement handle of `.statement` sources, kept apart so that
-        /// reading a column does not retain the statement.
-        let handle: SQLiteStatement?
-        /// The key decoded from the whole row, for sources without a plan.
-        var decodedRootKey: String?
-        /// The record type being decoded, for its strategies.
-        let recordType: any FetchableRecord.Type
-        /// The column of each key, when the record's column strategy is not
-        /// `.useDefaultKeys`.
-        let columnForKey: [String: String]?
-
-        init(source: Source, plan: ColumnPlan?, recordType: any FetchableRecord.Type) {
-            self.source = source
-            self.plan = plan
-            self.recordType = recordType
-            if case .statement(let statement) = source { handle = statement.sqliteStatement } else { handle = nil }
-            let strategy = recordType.databaseColumnDecodingStrategy
-            if strategy.isDefault {
-                columnForKey = nil
-            } else {
-                let columns: [String]
-                switch source {
-                case .statement(let statement): columns = statement.columnNames
-                case .row(let row): columns = row.columnNames
-                }
-                var map: [String: String] = [:]
-                for column in columns where map[strategy.keyName(forColumn: column)] == nil {
-                    map[strategy.keyName(forColumn: column)] = column
-                }
-                columnForKey = map
-            }
-        }
-    }
-
-    private let reader: Reader
+    /// The only stored property: the standard library's box copies the
+    /// container for every decoded value, and one reference is one retain.
+    private let reader: RowSourceReader
     private var source: Source { reader.source }
-    let codingPath: [any CodingKey]
+    var codingPath: [any CodingKey] { reader.codingPath }
 
     init(source: Source, plan: ColumnPlan?, recordType: any FetchableRecord.Type, codingPath: [any CodingKey] = []) {
-        reader = Reader(source: source, plan: plan, recordType: recordType)
-        self.codingPath = codingPath
+        reader = RowSourceReader(source: source, plan: plan, recordType: recordType, codingPath: codingPath)
+    }
+
+    /// A container over a reader that ``RowDecodingCache`` reuses.
+    init(reader: RowSourceReader) {
+        self.reader = reader
     }
 
     var allKeys: [Key] {
@@ -69,10 +30,7 @@ struct RowKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         if let columnForKey = reader.columnForKey {
             names = Array(columnForKey.keys)
         } else {
-            switch source {
-            case .statement(let statement): names = statement.columnNames
-            case .row(let row): names = row.columnNames
-            }
+            names = reader.columnNames
         }
         if case .row(let row) = source {
             names += row.scopesTree.names
@@ -121,6 +79,9 @@ struct RowKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
             }
             return try T(from: RowDecoder(row: scoped, recordType: reader.recordType, codingPath: codingPath + [key]))
         case .prefetched(let rows):
+            if let collection = T.self as? any PrefetchedRecordCollection.Type {
+                return try collection.init(prefetchedRows: rows) as? T
+            }
             return try T(from: PrefetchedRowsDecoder(rows: rows, recordType: reader.recordType, codingPath: codingPath))
         case nil:
             return nil
@@ -130,65 +91,21 @@ struct RowKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     // MARK: Columns
 
     @inline(__always)
-    private func columnIndex(_ name: String) -> Int? {
-        guard let plan = reader.plan else { return lookUp(name) }
-        switch plan.recall(name) {
-        case .column(let index): return index
-        case .missing: return nil
-        case .unknown: return plan.learn(name, index: lookUp(name))
-        }
-    }
+    private func columnIndex(_ name: String) -> Int? { reader.columnIndex(name) }
 
-    private func lookUp(_ keyName: String) -> Int? {
-        guard let name = columnName(keyName) else { return nil }
-        switch source {
-        case .statement(let statement): return statement.index(ofColumn: name)
-        case .row(let row): return row.index(forColumn: name)
-        }
-    }
+    private func columnName(_ keyName: String) -> String? { reader.columnName(keyName) }
 
-    /// The column of a key: the key itself, or as the record's column
-    /// strategy says.
-    @inline(__always)
-    private func columnName(_ keyName: String) -> String? {
-        guard let columnForKey = reader.columnForKey else { return keyName }
-        return columnForKey[keyName]
-    }
+    private func databaseValue(atIndex index: Int) -> DatabaseValue { reader.databaseValue(atIndex: index) }
 
-    private func databaseValue(atIndex index: Int) -> DatabaseValue {
-        switch source {
-        case .statement(let statement):
-            return DatabaseValue(sqliteStatement: statement.sqliteStatement, index: CInt(index))
-        case .row(let row):
-            return row.databaseValue(atIndex: index)
-        }
-    }
-
-    /// Reads a standard library value. Their column initializers return nil
-    /// for NULL (the protocol lets other types assume they never see NULL),
-    /// so no NULL check comes first; a nil sends us to the error path.
     @inline(__always)
     private func decodeStandard<T: DatabaseValueConvertible & StatementColumnConvertible>(
         _ type: T.Type, forKey key: Key
     ) throws -> T {
         let name = key.stringValue
-        guard let index = columnIndex(name) else {
+        guard let index = reader.columnIndex(name) else {
             throw RowDecodingError.columnNotFound(name, type: T.self)
         }
-        if let handle = reader.handle, let value = T(sqliteStatement: handle, index: CInt(index)) {
-            return value
-        }
-        return try decodeFailed(T.self, atIndex: index)
-    }
-
-    /// The slow path of `decodeStandard`: copied rows, and errors.
-    private func decodeFailed<T: DatabaseValueConvertible & StatementColumnConvertible>(
-        _ type: T.Type, atIndex index: Int
-    ) throws -> T {
-        switch source {
-        case .statement(let statement): return try T.decode(from: statement, index: CInt(index))
-        case .row(let row): return try row.decode(T.self, atIndex: index)
-        }
+        return try reader.decode(T.self, atIndex: index)
     }
 
     /// Like `decodeStandard`, with nil for NULL and for a missing column.
@@ -197,19 +114,11 @@ struct RowKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         _ type: T.Type, forKey key: Key
     ) throws -> T? {
         let name = key.stringValue
-        guard let index = columnIndex(name) else { return nil }
-        if let handle = reader.handle, let value = T(sqliteStatement: handle, index: CInt(index)) {
-            return value
-        }
-        let dbValue = databaseValue(atIndex: index)
-        if dbValue.isNull { return nil }
-        return try T.decode(from: dbValue, column: name, sql: sql)
+        guard let index = reader.columnIndex(name) else { return nil }
+        return try reader.decodeIfPresent(T.self, atIndex: index, column: name)
     }
 
-    private var sql: String? {
-        if case .statement(let statement) = source { return statement.sql }
-        return nil
-    }
+    private var sql: String? { reader.sql }
 
     // MARK: Standard library types
 
@@ -354,10 +263,5 @@ struct RowKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     func superDecoder(forKey key: Key) throws -> any Decoder { RowDecoder(row: row, recordType: reader.recordType, codingPath: codingPath) }
 
     /// A row for the decoders of superclasses.
-    private var row: Row {
-        switch source {
-        case .statement(let statement): return Row(statement: statement)
-        case .row(let row): return row
-        }
-    }
+    private var row: Row { reader.row }
 }

@@ -49,11 +49,18 @@ enum Prefetcher {
             } else {
                 children = try makeRequest(true).fetchAll(db)
             }
-            let groups = try group(children, byColumns: pivotColumns.map { "grdb_" + $0 })
             let parentIndexes = try indexes(of: leftColumns, in: firstRow)
-            for row in rows {
-                let key = parentIndexes.map { row.databaseValue(atIndex: $0) }
-                row.prefetchedRowsStorage.setRows(groups[key] ?? [], forKeyPath: association.keyPath)
+            if parentIndexes.count == 1 {
+                let groups = try group(consume children, byColumn: "grdb_" + pivotColumns[0], into: rows, parentColumn: parentIndexes[0])
+                for (row, children) in zip(rows, groups) {
+                    row.prefetchedRowsStorage.setRows(children, forKeyPath: association.keyPath)
+                }
+            } else {
+                let groups = try group(children, byColumns: pivotColumns.map { "grdb_" + $0 })
+                for row in rows {
+                    let key = parentIndexes.map { row.databaseValue(atIndex: $0) }
+                    row.prefetchedRowsStorage.setRows(groups[key] ?? [], forKeyPath: association.keyPath)
+                }
             }
         }
     }
@@ -88,15 +95,26 @@ enum Prefetcher {
         }
         var keys = Set(rows.map { $0.databaseValue(atIndex: index) })
         keys.remove(.null)
-        let sorted = keys.sorted(by: DatabaseValue.sortsBefore)
-        let values: [SQLExpression]
-        if sorted.count > maximumArgumentCount {
-            let context = SQLGenerationContext(db, inlinesValues: true)
-            values = try sorted.map { .literal(SQL(sql: try context.placeholder(for: $0))) }
-        } else {
-            values = sorted.map(\.sqlExpression)
+        let sorted: [DatabaseValue]
+        let integers = keys.compactMap { key -> Int64? in
+            if case .int64(let integer) = key.storage { return integer }
+            return nil
         }
-        return SQLCollection.array(values).contains(Column(column).sqlExpression)
+        if integers.count == keys.count {
+            // The common case, integer keys, sorted as integers.
+            sorted = integers.sorted().map { DatabaseValue(storage: .int64($0)) }
+        } else {
+            sorted = keys.sorted(by: DatabaseValue.sortsBefore)
+        }
+        if sorted.count > maximumArgumentCount {
+            // One literal for the whole list: the same SQL text as one
+            // literal per key, without ten thousand expressions to build,
+            // qualify and write.
+            let context = SQLGenerationContext(db, inlinesValues: true)
+            let list = try sorted.map { try context.placeholder(for: $0) }.joined(separator: ", ")
+            return .in(Column(column).sqlExpression, .array([.literal(SQL(sql: list))]))
+        }
+        return SQLCollection.array(sorted.map(\.sqlExpression)).contains(Column(column).sqlExpression)
     }
 
     private static func indexes(of columns: [String], in row: Row) throws -> [Int] {
@@ -106,6 +124,46 @@ enum Prefetcher {
             }
             return index
         }
+    }
+
+    /// The children of each parent, in the parents' order, for a key of
+    /// one column.
+    ///
+    /// The children are moved out of their array rather than copied: with
+    /// many children, each retain of a row that left the processor's caches
+    /// costs a memory access, and this loop would pay it twice per child.
+    private static func group(_ children: consuming [Row], byColumn column: String, into parents: [Row], parentColumn: Int) throws -> [[Row]] {
+        var groups = [[Row]](repeating: [], count: parents.count)
+        guard let first = children.first else { return groups }
+        let childColumn = try indexes(of: [column], in: first)[0]
+        var parentOfKey: [DatabaseValue: Int] = [:]
+        parentOfKey.reserveCapacity(parents.count)
+        var sharesKeys = false
+        for position in parents.indices {
+            // Several parents may share a key: the first one stands for all.
+            let key = parents[position].databaseValue(atIndex: parentColumn)
+            if parentOfKey[key] == nil { parentOfKey[key] = position } else { sharesKeys = true }
+        }
+        // Each moved-out child is replaced by one shared row, which the
+        // array releases when it goes.
+        let placeholder = first
+        children.withUnsafeMutableBufferPointer { buffer in
+            guard let base = buffer.baseAddress else { return }
+            for position in 0..<buffer.count {
+                let child = (base + position).move()
+                (base + position).initialize(to: placeholder)
+                if let owner = parentOfKey[child.databaseValue(atIndex: childColumn)] {
+                    groups[owner].append(child)
+                }
+            }
+        }
+        // Parents that share a key get the same children.
+        for position in parents.indices where sharesKeys {
+            if let owner = parentOfKey[parents[position].databaseValue(atIndex: parentColumn)], owner != position {
+                groups[position] = groups[owner]
+            }
+        }
+        return groups
     }
 
     private static func group(_ rows: [Row], byColumns columns: [String]) throws -> [[DatabaseValue]: [Row]] {

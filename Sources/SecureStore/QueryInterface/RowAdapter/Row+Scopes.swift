@@ -259,6 +259,9 @@ extension Row {
 
         /// The rows of a key, the shallowest first.
         public subscript(_ key: String) -> [Row]? {
+            // The common case first, without building the queue.
+            if let rows = prefetches[key]?.rows { return rows }
+            if prefetches.values.allSatisfy({ $0.prefetches.isEmpty }) { return nil }
             var queue = Array(prefetches)
             while !queue.isEmpty {
                 let (prefetchKey, prefetch) = queue.removeFirst()

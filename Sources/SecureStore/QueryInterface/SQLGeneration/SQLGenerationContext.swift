@@ -54,6 +54,9 @@ final class SQLGenerationContext {
     func placeholder(for value: DatabaseValue) throws -> String {
         if value.isNull { return "NULL" }
         if sink.append(StatementArguments(values: [value])) { return "?" }
+        // SQLite quotes an integer as its decimal digits; other values as
+        // SQLite itself writes them.
+        if case .int64(let integer) = value.storage { return String(integer) }
         return try String.fetchOne(db, sql: "SELECT QUOTE(?)", arguments: [value]) ?? "NULL"
     }
 
