@@ -27,6 +27,9 @@ public class AnyDatabaseReader: DatabaseReader, @unchecked Sendable {
     /// Closes the wrapped reader.
     public func close() throws { try base.close() }
 
+    /// Interrupts the statements of the wrapped reader.
+    public func interrupt() { base.interrupt() }
+
     /// Runs `value` in a read of the wrapped reader.
     public func read<T>(_ value: (Database) throws -> T) throws -> T { try base.read(value) }
 

@@ -127,8 +127,10 @@ public final class Database {
     func close() throws {
         guard !isClosed else { return }
         releaseStatementsAndHooks()
-        let code = sqlite3_close_v2(sqliteConnection)
-        isClosed = true
+        let code = interruptLock.withLock {
+            isClosed = true
+            return sqlite3_close_v2(sqliteConnection)
+        }
         if code != SQLITE_OK { throw DatabaseError(connection: nil, code: code) }
     }
 
@@ -136,8 +138,23 @@ public final class Database {
         guard !isClosed else { return }
         releaseStatementsAndHooks()
         // close_v2 defers the close while statements are alive elsewhere.
-        sqlite3_close_v2(sqliteConnection)
-        isClosed = true
+        interruptLock.withLock {
+            isClosed = true
+            _ = sqlite3_close_v2(sqliteConnection)
+        }
+    }
+
+    /// Held while the connection closes and while it is interrupted, so
+    /// that `interrupt()`, called from any thread, never reaches a closed
+    /// connection.
+    private let interruptLock = NSLock()
+
+    /// Stops the statements running on this connection (`sqlite3_interrupt`),
+    /// from any thread; nothing once the connection is closed.
+    func interrupt() {
+        interruptLock.withLock {
+            if !isClosed { sqlite3_interrupt(sqliteConnection) }
+        }
     }
 
     /// Frees the memory SQLite can do without: the cached statements and

@@ -146,6 +146,13 @@ public final class DatabasePool: DatabaseWriter {
         releaseMemory()
     }
 
+    /// Stops the statements running on the writer and on every reader in
+    /// use (see ``DatabaseReader/interrupt()``).
+    public func interrupt() {
+        writer.interrupt()
+        readers.interruptAll()
+    }
+
     /// Waits for every read to finish and blocks new ones while `updates` runs.
     public func barrierWriteWithoutTransaction<T>(_ updates: (Database) throws -> T) throws -> T {
         try readers.exclusively { try writer.sync(updates) }
@@ -253,11 +260,33 @@ final class ReaderPool: @unchecked Sendable {
         permits = DispatchSemaphore(value: maximumCount)
     }
 
+    /// The readers in use, for `interruptAll`.
+    private var inUse: [ObjectIdentifier: SerializedDatabase] = [:]
+
+    /// An idle reader, or a new one; in use until `giveBack`.
+    private func take() throws -> SerializedDatabase {
+        let reader = try lock.withLock { idle.popLast() } ?? SerializedDatabase(path: path, configuration: configuration, label: label)
+        lock.withLock { inUse[ObjectIdentifier(reader)] = reader }
+        return reader
+    }
+
+    private func giveBack(_ reader: SerializedDatabase) {
+        lock.withLock {
+            inUse[ObjectIdentifier(reader)] = nil
+            idle.append(reader)
+        }
+    }
+
+    /// Interrupts the statements of the readers in use.
+    func interruptAll() {
+        for reader in lock.withLock({ Array(inUse.values) }) { reader.interrupt() }
+    }
+
     func withReader<T>(_ body: (SerializedDatabase) throws -> T) throws -> T {
         permits.wait()
         defer { permits.signal() }
-        let reader = try lock.withLock { idle.popLast() } ?? SerializedDatabase(path: path, configuration: configuration, label: label)
-        defer { lock.withLock { idle.append(reader) } }
+        let reader = try take()
+        defer { giveBack(reader) }
         return try body(reader)
     }
 
@@ -266,14 +295,14 @@ final class ReaderPool: @unchecked Sendable {
         permits.wait()
         let reader: SerializedDatabase
         do {
-            reader = try lock.withLock { idle.popLast() } ?? SerializedDatabase(path: path, configuration: configuration, label: label)
+            reader = try take()
         } catch {
             permits.signal()
             return body(.failure(error))
         }
         reader.async { result in
             body(result)
-            self.lock.withLock { self.idle.append(reader) }
+            self.giveBack(reader)
             self.permits.signal()
         }
     }

@@ -116,6 +116,12 @@ public final class DatabaseQueue: DatabaseWriter {
         serialized.releaseMemory()
     }
 
+    /// Stops the statements running on the connection (see
+    /// ``DatabaseReader/interrupt()``).
+    public func interrupt() {
+        serialized.interrupt()
+    }
+
     /// Runs `updates` with write access, inside another access of this database too.
     public func unsafeReentrantWrite<T>(_ updates: (Database) throws -> T) rethrows -> T {
         try serialized.reentrantSync(updates)

@@ -10,6 +10,21 @@ public protocol DatabaseReader: AnyObject, Sendable {
     /// Closes the connections. Further use throws.
     func close() throws
 
+    /// Stops the statements that run on this reader's connections now, from
+    /// any thread: they throw a ``DatabaseError`` of code `SQLITE_INTERRUPT`
+    /// (see ``DatabaseError/isInterruptionError``). Statements that start
+    /// afterwards run normally.
+    ///
+    /// ```swift
+    /// Task.detached { try dbQueue.read { db in try Report.compute(db) } }
+    /// dbQueue.interrupt()   // the read throws SQLITE_INTERRUPT
+    /// ```
+    ///
+    /// A write interrupted inside a transaction-wrapping method
+    /// (`write`) is rolled back, as SQLite rolls back a
+    /// transaction whose statement was interrupted.
+    func interrupt()
+
     /// Runs `value` with read-only access and returns its result.
     func read<T>(_ value: (Database) throws -> T) throws -> T
 

@@ -62,6 +62,12 @@ final class SerializedDatabase: @unchecked Sendable {
     }
 
     /// Frees the memory SQLite can do without (see ``Database/releaseMemory()``).
+    /// Interrupts the connection's running statements, without waiting
+    /// for the queue.
+    func interrupt() {
+        db.interrupt()
+    }
+
     func releaseMemory() {
         queue.sync { db.releaseMemory() }
     }
