@@ -24,7 +24,7 @@ internal import CSQLCipher
 public final class Row {
     enum Storage {
         case statement(Statement)
-        case values(names: [String], values: [DatabaseValue])
+        case values(names: [String], values: RowValues)
         /// A view of another row through a row adapter: its columns are
         /// positions in the base row, its scopes other views.
         case adapted(base: Row, adapter: LayoutedRowAdapter)
@@ -32,13 +32,22 @@ public final class Row {
 
     let storage: Storage
 
-    /// The values of a `.values` row, empty for other rows: read without
-    /// switching over ``storage``, whose copy retains every payload.
-    let copiedValues: [DatabaseValue]
+    /// The values of a `.values` row (nil and 0 for other rows), read
+    /// without switching over ``storage``, whose copy retains every
+    /// payload. Valid as long as the row: its storage keeps them.
+    let copiedValues: UnsafeMutablePointer<DatabaseValue>?
+    let copiedCount: Int
 
     /// The rows of the to-many associations prefetched with this row
     /// (`including(all:)`), by association key.
-    var prefetchedRowsStorage = PrefetchedRowsView()
+    var prefetchedRowsStorage: PrefetchedRowsView {
+        get { prefetchedRowsIfAny ?? PrefetchedRowsView() }
+        set { prefetchedRowsIfAny = newValue.isEmpty ? nil : newValue }
+    }
+    /// Nil for the rows without prefetched rows, almost all of them: an
+    /// empty view still costs three retains when a row is made and three
+    /// releases when it goes.
+    private var prefetchedRowsIfAny: PrefetchedRowsView?
 
     /// The handle of `.statement` rows, nil for copied rows: the inlinable
     /// subscripts read columns through it.
@@ -58,6 +67,10 @@ public final class Row {
     private var cacheForCopies: RowDecodingCache?
     /// The column names of the copies, read from the statement once.
     private var namesForCopies: [String]?
+    /// Where the next copies put their values.
+    private var chunkForCopies: RowValueChunk?
+    /// The rows of the last chunk made (the first one holds one row).
+    private var rowsPerChunk = 0
 
     /// True when the row comes from the database (not from a dictionary):
     /// `Record` remembers such rows to tell its changes.
@@ -71,21 +84,28 @@ public final class Row {
 
     init(statement: Statement) {
         storage = .statement(statement)
-        copiedValues = []
+        copiedValues = nil
+        copiedCount = 0
         statementHandle = statement.sqliteStatement
         decodingCache = RowDecodingCache(statement: statement)
     }
 
-    init(names: [String], values: [DatabaseValue]) {
+    convenience init(names: [String], values: [DatabaseValue]) {
+        self.init(names: names, values: RowValues(values))
+    }
+
+    init(names: [String], values: RowValues) {
         storage = .values(names: names, values: values)
-        copiedValues = values
+        copiedValues = values.start
+        copiedCount = values.count
         statementHandle = nil
         decodingCache = nil
     }
 
     init(base: Row, adapter: LayoutedRowAdapter) {
         storage = .adapted(base: base, adapter: adapter)
-        copiedValues = []
+        copiedValues = nil
+        copiedCount = 0
         statementHandle = nil
         decodingCache = nil
     }
@@ -108,21 +128,31 @@ public final class Row {
         case .statement(let statement):
             let count = statement.columnCount
             let handle = statement.sqliteStatement
-            let values = [DatabaseValue](unsafeUninitializedCapacity: count) { buffer, initialized in
+            let read = { (start: UnsafeMutablePointer<DatabaseValue>) in
                 for index in 0..<count {
-                    (buffer.baseAddress! + index).initialize(to: DatabaseValue(sqliteStatement: handle, index: CInt(index)))
+                    (start + index).initialize(to: DatabaseValue(sqliteStatement: handle, index: CInt(index)))
                 }
-                initialized = count
+            }
+            let chunk: RowValueChunk
+            let start: UnsafeMutablePointer<DatabaseValue>
+            if let current = chunkForCopies, let room = current.append(count, read) {
+                (chunk, start) = (current, room)
+            } else {
+                // The next chunk holds twice as many rows, up to 256.
+                rowsPerChunk = Swift.max(1, Swift.min(rowsPerChunk * 2, 256))
+                chunk = RowValueChunk.make(capacity: Swift.max(count * rowsPerChunk, 1))
+                start = chunk.append(count, read)!
+                chunkForCopies = chunk
             }
             if namesForCopies == nil { namesForCopies = statement.columnNames }
-            copy = Row(names: namesForCopies!, values: values)
+            copy = Row(names: namesForCopies!, values: RowValues(chunk: chunk, start: start, count: count))
             copy.isCopyOfFetchedRow = true
             if cacheForCopies == nil { cacheForCopies = RowDecodingCache(forCopiesOf: statement) }
             copy.decodingCache = cacheForCopies
         case let .adapted(base, adapter):
             copy = Row(base: base.copy(), adapter: adapter)
         }
-        if !prefetchedRowsStorage.isEmpty { copy.prefetchedRowsStorage = prefetchedRowsStorage }
+        if let prefetchedRowsIfAny { copy.prefetchedRowsIfAny = prefetchedRowsIfAny }
         return copy
     }
 
@@ -178,7 +208,7 @@ public final class Row {
     }
 
     func databaseValue(atIndex index: Int) -> DatabaseValue {
-        if index < copiedValues.count { return copiedValues[index] }
+        if let copiedValues, index >= 0, index < copiedCount { return copiedValues[index] }
         switch storage {
         case .statement(let statement):
             return DatabaseValue(sqliteStatement: statement.sqliteStatement, index: CInt(index))

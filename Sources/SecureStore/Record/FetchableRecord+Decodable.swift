@@ -29,14 +29,23 @@ public final class FetchableRecordDecoder {
 struct RowDecoder: Decoder {
     let row: Row
     /// The record type whose strategies apply (the outermost record, for
-    /// nested values that are not records themselves).
-    let recordType: any FetchableRecord.Type
+    /// nested values that are not records themselves), kept as a plain
+    /// metatype: one word instead of two, so that the decoder fits in the
+    /// inline buffer of `any Decoder` and decoding a record allocates no box.
+    private let recordMetatype: Any.Type
     var codingPath: [any CodingKey] = []
     var userInfo: [CodingUserInfoKey: Any] { recordType.databaseDecodingUserInfo }
 
+    /// The record type. A runtime cast: the paths that decode each record
+    /// use ``recordMetatype`` only.
+    var recordType: any FetchableRecord.Type {
+        // Safe: set from a FetchableRecord type in `init`.
+        recordMetatype as! any FetchableRecord.Type
+    }
+
     init(row: Row, recordType: any FetchableRecord.Type, codingPath: [any CodingKey] = []) {
         self.row = row
-        self.recordType = recordType
+        self.recordMetatype = recordType
         self.codingPath = codingPath
     }
 
@@ -45,7 +54,7 @@ struct RowDecoder: Decoder {
         // step, and the copies of its rows one record each: reuse the
         // container and the column plan of the first record.
         if codingPath.isEmpty, let cache = row.decodingCache {
-            return cache.container(keyedBy: Key.self, recordType: recordType, row: row)
+            return cache.container(keyedBy: Key.self, recordTypeID: ObjectIdentifier(recordMetatype), recordType: recordType, row: row)
         }
         return KeyedDecodingContainer(RowKeyedContainer<Key>(source: .row(row), plan: nil, recordType: recordType, codingPath: codingPath))
     }
@@ -95,7 +104,7 @@ struct RowDecoder: Decoder {
 
         func decode<T: Decodable>(_ type: T.Type) throws -> T {
             if T.self is any DatabaseValueConvertible.Type { return try firstColumn.decode(T.self) }
-            if let record = T.self as? any FetchableRecord.Type, let value = try record.init(row: decoder.row) as? T { return value }
+            if let record = T.self as? any FetchableRecord.Type { return try decodeRecord(record, as: T.self, from: decoder.row) }
             return try T(from: RowDecoder(row: decoder.row, recordType: decoder.recordType))
         }
     }
@@ -138,17 +147,6 @@ struct PrefetchedRowsDecoder: Decoder {
         /// element only (a conformance check costs a runtime lookup).
         private var elementType: (type: ObjectIdentifier, record: (any FetchableRecord.Type)?)?
 
-        /// `T(row:)` for a record type `T`, without the dynamic cast of
-        /// `record.init(row:) as? T` (a runtime lookup per element).
-        private static func decodeRecord<T>(_ record: any FetchableRecord.Type, as type: T.Type, from row: Row) throws -> T {
-            func make<R: FetchableRecord>(_: R.Type) throws -> T {
-                precondition(R.self == T.self)
-                let value = try R(row: row)
-                return withUnsafePointer(to: value) { UnsafeRawPointer($0).assumingMemoryBound(to: T.self).pointee }
-            }
-            return try make(record)
-        }
-
         private mutating func recordElementType<T>(_ type: T.Type) -> (any FetchableRecord.Type)? {
             if let elementType, elementType.type == ObjectIdentifier(T.self) { return elementType.record }
             let record = T.self as? any FetchableRecord.Type
@@ -163,7 +161,7 @@ struct PrefetchedRowsDecoder: Decoder {
             let row = rows[currentIndex]
             currentIndex += 1
             if let record = recordElementType(T.self) {
-                return try Self.decodeRecord(record, as: T.self, from: row)
+                return try decodeRecord(record, as: T.self, from: row)
             }
             return try T(from: RowDecoder(row: row, recordType: recordType, codingPath: codingPath))
         }
@@ -188,6 +186,32 @@ struct PrefetchedRowsDecoder: Decoder {
             return RowDecoder(row: rows[currentIndex], recordType: recordType, codingPath: codingPath)
         }
     }
+}
+
+/// `T(row:)` for `record`, which is `T` itself, without the runtime cast
+/// of `record.init(row:) as? T` (a lookup per call, and `Optional<T>`'s
+/// metadata in code that is not specialized).
+func decodeRecord<T>(_ record: any FetchableRecord.Type, as type: T.Type, from row: Row) throws -> T {
+    func make<R: FetchableRecord>(_: R.Type) throws -> T {
+        precondition(R.self == T.self)
+        return reinterpret(try R(row: row), as: T.self)
+    }
+    return try make(record)
+}
+
+/// `T(prefetchedRows:)` for `collection`, which is `T` itself, without a
+/// runtime cast.
+func decodeCollection<T>(_ collection: any PrefetchedRecordCollection.Type, as type: T.Type, from rows: [Row]) throws -> T {
+    func make<C: PrefetchedRecordCollection>(_: C.Type) throws -> T {
+        precondition(C.self == T.self)
+        return reinterpret(try C(prefetchedRows: rows), as: T.self)
+    }
+    return try make(collection)
+}
+
+/// A value whose type the caller has checked to be `T`.
+private func reinterpret<Value, T>(_ value: Value, as type: T.Type) -> T {
+    withUnsafePointer(to: value) { UnsafeRawPointer($0).assumingMemoryBound(to: T.self).pointee }
 }
 
 /// Arrays and sets of records, decoded from prefetched rows one record per

@@ -56,9 +56,11 @@ final class RowDecodingCache {
 
     /// The container for this record, made for the first record of its
     /// type and reused.
-    func container<Key: CodingKey>(keyedBy type: Key.Type, recordType: any FetchableRecord.Type, row: Row) -> KeyedDecodingContainer<Key> {
+    func container<Key: CodingKey>(
+        keyedBy type: Key.Type, recordTypeID: ObjectIdentifier,
+        recordType: @autoclosure () -> any FetchableRecord.Type, row: Row
+    ) -> KeyedDecodingContainer<Key> {
         let keyType = ObjectIdentifier(Key.self)
-        let recordTypeID = ObjectIdentifier(recordType)
         if let last, last.keyType == keyType, last.recordType == recordTypeID {
             return reuse(last, keyedBy: Key.self, row: row)
         }
@@ -66,7 +68,7 @@ final class RowDecodingCache {
             last = entry
             return reuse(entry, keyedBy: Key.self, row: row)
         }
-        return makeContainer(keyedBy: type, recordType: recordType, row: row)
+        return makeContainer(keyedBy: type, recordType: recordType(), row: row)
     }
 
     @inline(__always)

@@ -69,22 +69,20 @@ struct RowKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         return nil
     }
 
-    /// Decodes a value from a scope or from prefetched rows; nil when the
-    /// key names neither.
-    private func decodeAssociated<T: Decodable>(_ type: T.Type, named name: String, key: Key) throws -> T? {
-        switch associated(name) {
+    /// Decodes a value from a scope or from prefetched rows. Not optional:
+    /// `Optional<T>` would cost a metadata lookup in this unspecialized code.
+    private func decodeAssociated<T: Decodable>(_ type: T.Type, _ associated: Associated, key: Key) throws -> T {
+        switch associated {
         case .scope(let scoped):
             if let record = T.self as? any FetchableRecord.Type {
-                return try record.init(row: scoped) as? T
+                return try decodeRecord(record, as: T.self, from: scoped)
             }
             return try T(from: RowDecoder(row: scoped, recordType: reader.recordType, codingPath: codingPath + [key]))
         case .prefetched(let rows):
             if let collection = T.self as? any PrefetchedRecordCollection.Type {
-                return try collection.init(prefetchedRows: rows) as? T
+                return try decodeCollection(collection, as: T.self, from: rows)
             }
             return try T(from: PrefetchedRowsDecoder(rows: rows, recordType: reader.recordType, codingPath: codingPath))
-        case nil:
-            return nil
         }
     }
 
@@ -171,7 +169,7 @@ struct RowKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
                 recordType.databaseJSONDecoder(for: column)
             }
         }
-        if let value = try decodeAssociated(T.self, named: name, key: key) { return value }
+        if let associated = associated(name) { return try decodeAssociated(T.self, associated, key: key) }
         return try decodeFromWholeRow(T.self, key: key)
     }
 
@@ -193,8 +191,8 @@ struct RowKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
             throw DecodingError.keyNotFound(key, .init(
                 codingPath: [], debugDescription: "No such key: \([previous, name].sorted().joined(separator: " or "))"))
         }
-        if let record = T.self as? any FetchableRecord.Type, let value = try record.init(row: row) as? T {
-            return value
+        if let record = T.self as? any FetchableRecord.Type {
+            return try decodeRecord(record, as: T.self, from: row)
         }
         return try T(from: RowDecoder(row: row, recordType: reader.recordType, codingPath: codingPath + [key]))
     }

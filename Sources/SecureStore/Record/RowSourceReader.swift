@@ -33,8 +33,9 @@ final class RowSourceReader {
     /// reading a column does not retain the statement.
     let handle: SQLiteStatement?
     /// The values of a copied row, read without going through the row
-    /// (empty for other rows).
-    private var values: [DatabaseValue]
+    /// (nil for other rows; valid while the row is).
+    private var values: UnsafeMutablePointer<DatabaseValue>?
+    private var valueCount = 0
     /// The key decoded from the whole row, for sources without a plan.
     var decodedRootKey: String?
     /// The record type being decoded, for its strategies.
@@ -51,7 +52,7 @@ final class RowSourceReader {
         self.codingPath = codingPath
         self.plan = plan
         self.recordType = recordType
-        values = Self.values(of: source)
+        (values, valueCount) = Self.values(of: source)
         if case .statement(let statement) = source { handle = statement.sqliteStatement } else { handle = nil }
         columnForKey = Self.columnForKey(recordType: recordType, source: source)
     }
@@ -74,7 +75,7 @@ final class RowSourceReader {
         self.plan = plan
         self.recordType = recordType
         handle = nil
-        values = Self.values(of: .row(row))
+        (values, valueCount) = Self.values(of: .row(row))
         columnForKey = Self.columnForKey(recordType: recordType, source: .row(row))
     }
 
@@ -83,11 +84,12 @@ final class RowSourceReader {
     func borrow(_ row: Row) {
         borrowedRow = row
         values = row.copiedValues
+        valueCount = row.copiedCount
     }
 
-    private static func values(of source: Source) -> [DatabaseValue] {
-        guard case .row(let row) = source else { return [] }
-        return row.copiedValues
+    private static func values(of source: Source) -> (UnsafeMutablePointer<DatabaseValue>?, Int) {
+        guard case .row(let row) = source else { return (nil, 0) }
+        return (row.copiedValues, row.copiedCount)
     }
 
     private static func columnNames(of source: Source) -> [String] {
@@ -144,7 +146,7 @@ final class RowSourceReader {
     }
 
     func databaseValue(atIndex index: Int) -> DatabaseValue {
-        if index < values.count { return values[index] }
+        if let values, index >= 0, index < valueCount { return values[index] }
         switch source {
         case .statement(let statement):
             return DatabaseValue(sqliteStatement: statement.sqliteStatement, index: CInt(index))
@@ -163,7 +165,7 @@ final class RowSourceReader {
         if let handle, let value = T(sqliteStatement: handle, index: CInt(index)) {
             return value
         }
-        if index < values.count, let value = T.fromDatabaseValue(values[index]) {
+        if let values, index >= 0, index < valueCount, let value = T.fromDatabaseValue(values[index]) {
             return value
         }
         return try decodeFailed(T.self, atIndex: index)

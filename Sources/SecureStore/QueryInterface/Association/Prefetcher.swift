@@ -147,12 +147,16 @@ enum Prefetcher {
         // Each moved-out child is replaced by one shared row, which the
         // array releases when it goes.
         let placeholder = first
+        // Room for the average number of children, so that most groups
+        // are allocated once.
+        let average = (children.count + parents.count - 1) / Swift.max(parents.count, 1)
         children.withUnsafeMutableBufferPointer { buffer in
             guard let base = buffer.baseAddress else { return }
             for position in 0..<buffer.count {
                 let child = (base + position).move()
                 (base + position).initialize(to: placeholder)
                 if let owner = parentOfKey[child.databaseValue(atIndex: childColumn)] {
+                    if groups[owner].isEmpty { groups[owner].reserveCapacity(average) }
                     groups[owner].append(child)
                 }
             }
