@@ -86,4 +86,33 @@ final class RowTests: SecureStoreTestCase {
         // A statement still stepping would keep a read lock and block this.
         try dbQueue.write { db in try db.execute(sql: "DROP TABLE t") }
     }
+
+    /// Copied rows share chunks of values (1, 2, 4 ... 256 rows each): rows
+    /// kept from a large fetch, after the others are gone, still read their
+    /// own values, and so do records decoded from them.
+    func testRowsKeptFromALargeFetchKeepTheirValues() throws {
+        struct Item: Decodable, FetchableRecord { var id: Int64; var name: String; var score: Double? }
+        let dbQueue = try makeEncryptedQueue()
+        let kept: [Row] = try dbQueue.write { db in
+            try db.execute(sql: "CREATE TABLE item (id INTEGER PRIMARY KEY, name TEXT, score REAL)")
+            for id in 1...1_000 {
+                try db.execute(sql: "INSERT INTO item VALUES (?, ?, ?)",
+                               arguments: [id, "item number \(id) with a long name", id % 3 == 0 ? nil : Double(id) / 2])
+            }
+            let rows = try Row.fetchAll(db, sql: "SELECT * FROM item ORDER BY id")
+            return stride(from: 0, to: rows.count, by: 97).map { rows[$0] }
+        }
+        XCTAssertEqual(kept.count, 11)
+        for row in kept {
+            let id: Int64 = row["id"]
+            XCTAssertEqual(row["name"] as String, "item number \(id) with a long name")
+            XCTAssertEqual(row["score"] as Double?, id % 3 == 0 ? nil : Double(id) / 2)
+            let item = try Item(row: row)
+            XCTAssertEqual(item.id, id)
+            XCTAssertEqual(item.name, "item number \(id) with a long name")
+            XCTAssertEqual(row.copy(), row)
+        }
+        XCTAssertEqual(Row().count, 0)
+        XCTAssertEqual(Row(["a": 1]).databaseValues, [1.databaseValue])
+    }
 }
