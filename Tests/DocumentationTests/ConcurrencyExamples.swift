@@ -30,3 +30,13 @@ func observePlayers(_ dbPool: DatabasePool) -> AnyDatabaseCancellable {
         print("\(count) players")
     }
 }
+
+func cancellableReport(_ dbPool: DatabasePool) async throws -> Int {
+    let task = Task {
+        try await dbPool.read { db in
+            try Int.fetchOne(db, sql: "SELECT count(*) FROM player") ?? 0
+        }
+    }
+    // task.cancel() here would make `task.value` throw CancellationError.
+    return try await task.value
+}

@@ -88,6 +88,8 @@ final class ExamplesRunTests: XCTestCase {
         let cancellable = observePlayers(dbPool)
         let count = try await poolWork(dbPool)
         XCTAssertEqual(count, 3)
+        let reported = try await cancellableReport(dbPool)
+        XCTAssertEqual(reported, 3)
         cancellable.cancel()
     }
 }

@@ -80,6 +80,9 @@ extension Database {
         commit: () throws -> Void,
         rollback: () throws -> Void
     ) throws {
+        // In an async access whose task is cancelled, the commit throws
+        // `CancellationError` (nothing of a cancelled access is committed),
+        // and the rollback runs.
         let completion: TransactionCompletion
         do {
             completion = try operations()
@@ -88,10 +91,10 @@ extension Database {
                 return
             }
         } catch {
-            try? rollback()
+            try? uncancellable(rollback)
             throw error
         }
-        try rollback()
+        try uncancellable(rollback)
     }
 
     /// Runs `value` with writes forbidden (`PRAGMA query_only`; nothing to
@@ -102,7 +105,12 @@ extension Database {
         readOnlyDepth += 1
         defer {
             readOnlyDepth -= 1
-            if readOnlyDepth == 0 { try? execute(sql: "PRAGMA query_only = 0") }
+            // Twice if need be: an interruption (a cancelled task) that
+            // lands on this statement must not leave the connection
+            // read-only, and SQLite forgets it once no statement runs.
+            if readOnlyDepth == 0, (try? uncancellable({ try execute(sql: "PRAGMA query_only = 0") })) == nil {
+                try? uncancellable { try execute(sql: "PRAGMA query_only = 0") }
+            }
         }
         return try value()
     }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 internal import CSQLCipher
 
 /// A connection to an SQLCipher database.
@@ -142,6 +143,39 @@ public final class Database {
             isClosed = true
             _ = sqlite3_close_v2(sqliteConnection)
         }
+    }
+
+    /// Set when the task of the async access that runs now is cancelled
+    /// (from any thread); statements that start afterwards throw
+    /// `CancellationError` (see ``AccessCancellation``).
+    private let accessCancelled = Atomic<Bool>(false)
+    /// Above zero while statements run that a cancelled access still
+    /// needs (the end of its transaction).
+    private var cancellationExemptions = 0
+
+    /// Marks the access that runs now as cancelled, and interrupts its
+    /// running statements. Any thread.
+    func cancelAccess() {
+        accessCancelled.store(true, ordering: .relaxed)
+        interrupt()
+    }
+
+    /// Forgets the cancellation when the access ends (on the connection's queue).
+    func endAccessCancellation() {
+        accessCancelled.store(false, ordering: .relaxed)
+    }
+
+    /// Throws `CancellationError` when a statement starts in a cancelled access.
+    @inline(__always)
+    func checkAccessCancellation() throws {
+        if accessCancelled.load(ordering: .relaxed), cancellationExemptions == 0 { throw CancellationError() }
+    }
+
+    /// Runs `body`, whose statements run even in a cancelled access.
+    func uncancellable<T>(_ body: () throws -> T) rethrows -> T {
+        cancellationExemptions += 1
+        defer { cancellationExemptions -= 1 }
+        return try body()
     }
 
     /// Held while the connection closes and while it is interrupted, so

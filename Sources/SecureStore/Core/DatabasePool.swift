@@ -70,9 +70,13 @@ public final class DatabasePool: DatabaseWriter {
     /// Async version of ``read(_:)``: runs `value` in a read-only transaction, off the caller's thread.
     public func read<T: Sendable>(_ value: @escaping @Sendable (Database) throws -> T) async throws -> T {
         let readers = self.readers
-        return try await Task.detached {
-            try readers.withReader { reader in try reader.sync { db in try Self.isolatedRead(db, value) } }
-        }.value
+        return try await withAccessCancellation { cancellation in
+            try await Task.detached {
+                try readers.withReader { reader in
+                    try reader.sync { db in try cancellation.run(on: reader) { try Self.isolatedRead(db, value) } }
+                }
+            }.value
+        }
     }
 
     /// Runs `value` without a transaction: two reads in it may see different states of the database.
@@ -161,7 +165,11 @@ public final class DatabasePool: DatabaseWriter {
     /// Async version of ``barrierWriteWithoutTransaction(_:)``.
     public func barrierWriteWithoutTransaction<T: Sendable>(_ updates: @escaping @Sendable (Database) throws -> T) async throws -> T {
         let readers = self.readers, writer = self.writer
-        return try await Task.detached { try readers.exclusively { try writer.sync(updates) } }.value
+        return try await withAccessCancellation { cancellation in
+            try await Task.detached {
+                try readers.exclusively { try writer.sync { db in try cancellation.run(on: writer) { try updates(db) } } }
+            }.value
+        }
     }
 
     /// Runs `updates` with write access, inside another access of this database too.

@@ -68,6 +68,16 @@ final class SerializedDatabase: @unchecked Sendable {
         db.interrupt()
     }
 
+    /// Cancels the access that runs now (see ``AccessCancellation``).
+    func cancelAccess() {
+        db.cancelAccess()
+    }
+
+    /// Ends the cancellation of the access that ends (on the queue).
+    func endAccessCancellation() {
+        db.endAccessCancellation()
+    }
+
     func releaseMemory() {
         queue.sync { db.releaseMemory() }
     }
@@ -81,13 +91,18 @@ final class SerializedDatabase: @unchecked Sendable {
     }
 
     /// Runs `block` on the queue without blocking the caller's thread.
+    /// Cancelling the task before `block` runs throws `CancellationError`
+    /// instead; cancelling it while `block` runs interrupts its statements
+    /// (see ``AccessCancellation``).
     func execute<T: Sendable>(_ block: @escaping @Sendable (Database) throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            queue.async {
-                continuation.resume(with: Result {
-                    try self.db.checkOpen()
-                    return try block(self.db)
-                })
+        try await withAccessCancellation { cancellation in
+            try await withCheckedThrowingContinuation { continuation in
+                queue.async {
+                    continuation.resume(with: Result {
+                        try self.db.checkOpen()
+                        return try cancellation.run(on: self) { try block(self.db) }
+                    })
+                }
             }
         }
     }

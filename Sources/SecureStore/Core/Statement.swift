@@ -419,6 +419,7 @@ public final class Statement {
     @discardableResult
     public func step() throws -> Bool {
         if !isStepped {
+            try database.checkAccessCancellation()
             if let authorizer { try authorizer.statementWillRun(self) }
             if database.isRecordingSelectedRegion { database.selectedRegion.formUnion(databaseRegion) }
         }
