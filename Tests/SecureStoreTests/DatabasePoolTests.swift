@@ -164,4 +164,24 @@ final class DatabasePoolTests: SecureStoreTestCase {
         XCTAssertEqual(try dbPool.read { try migrator.appliedMigrations($0) }, ["Zalora-v1"])
         XCTAssertEqual(try dbPool.read { try String.fetchOne($0, sql: "SELECT keywords FROM brandRGDB") }, nil)
     }
+
+    /// As GRDB's pools: the -wal and -shm files exist as soon as the pool is
+    /// open, and a closed pool neither reads nor writes (SQLITE_MISUSE), even
+    /// though a read would have opened a new reader.
+    func testOpenPoolHasItsWALFilesAndAClosedPoolRefusesAccess() throws {
+        let dbPool = try makePool()
+        XCTAssertTrue(FileManager.default.fileExists(atPath: dbPool.path + "-wal"))
+        XCTAssertTrue(FileManager.default.fileExists(atPath: dbPool.path + "-shm"))
+        try dbPool.read { db in _ = try Int.fetchOne(db, sql: "SELECT 1") }
+        try dbPool.close()
+        for access in [
+            { try dbPool.read { db in _ = try Int.fetchOne(db, sql: "SELECT 1") } },
+            { try dbPool.write { db in try db.execute(sql: "SELECT 1") } },
+        ] as [() throws -> Void] {
+            XCTAssertThrowsError(try access()) { error in
+                XCTAssertEqual((error as? DatabaseError)?.resultCode, .SQLITE_MISUSE, "\(error)")
+            }
+        }
+        try dbPool.close()   // closing again does nothing
+    }
 }

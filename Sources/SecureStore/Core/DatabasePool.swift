@@ -38,7 +38,13 @@ public final class DatabasePool: DatabaseWriter {
         // A read-only pool cannot change the journal mode: it reads the
         // file in the mode it is in.
         if !configuration.readonly {
-            try writer.sync { db in try db.setUpWALMode() }
+            try writer.sync { db in
+                try db.setUpWALMode()
+                // An empty write transaction creates the -wal and -shm
+                // files now, as GRDB's pools do, rather than at the first
+                // write or read.
+                try db.execute(sql: "BEGIN IMMEDIATE TRANSACTION; COMMIT TRANSACTION")
+            }
         }
         var readerConfig = config
         readerConfig.readonly = true
@@ -53,7 +59,7 @@ public final class DatabasePool: DatabaseWriter {
 
     /// Closes the connections; a later access throws.
     public func close() throws {
-        try readers.closeAll()
+        try readers.close()
         try writer.close()
     }
 
@@ -271,9 +277,16 @@ final class ReaderPool: @unchecked Sendable {
     /// The readers in use, for `interruptAll`.
     private var inUse: [ObjectIdentifier: SerializedDatabase] = [:]
 
+    /// True once the pool is closed: no reader opens any more.
+    private var isClosed = false
+
     /// An idle reader, or a new one; in use until `giveBack`.
     private func take() throws -> SerializedDatabase {
-        let reader = try lock.withLock { idle.popLast() } ?? SerializedDatabase(path: path, configuration: configuration, label: label)
+        let idleReader = try lock.withLock { () -> SerializedDatabase? in
+            if isClosed { throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "Connection is closed") }
+            return idle.popLast()
+        }
+        let reader = try idleReader ?? SerializedDatabase(path: path, configuration: configuration, label: label)
         lock.withLock { inUse[ObjectIdentifier(reader)] = reader }
         return reader
     }
@@ -330,6 +343,12 @@ final class ReaderPool: @unchecked Sendable {
 
     /// True while `exclusively` runs.
     var isExclusive: Bool { lock.withLock { exclusiveDepth > 0 } }
+
+    /// Closes the idle readers for good: later reads throw SQLITE_MISUSE.
+    func close() throws {
+        lock.withLock { isClosed = true }
+        try closeAll()
+    }
 
     /// Closes the idle readers; new reads open new ones.
     func closeAll() throws {
