@@ -211,6 +211,9 @@ final class DatabaseQueueTests: SecureStoreTestCase {
         XCTAssertThrowsError(try dbQueue.write { db in try db.execute(sql: "INSERT INTO t VALUES (1)") }) { error in
             XCTAssertEqual((error as? DatabaseError)?.resultCode, .SQLITE_READONLY)
         }
+        // A write access that writes nothing succeeds, as in GRDB: its
+        // transaction is deferred on a read-only connection.
+        XCTAssertEqual(try dbQueue.write { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM t") }, 0)
         XCTAssertThrowsError(try DatabaseQueue(path: path("missing.sqlite"), configuration: config)) { error in
             XCTAssertEqual((error as? DatabaseError)?.resultCode, .SQLITE_CANTOPEN)
             XCTAssertTrue("\(error)".contains("missing.sqlite"), "\(error)")

@@ -69,12 +69,15 @@ extension DatabaseWriter {
 }
 
 extension Database {
-    /// Runs `updates` in an immediate transaction (the write lock is taken
+    /// Runs `updates` in an immediate transaction (deferred on a read-only
+    /// connection; immediate: the write lock is taken
     /// at once, so a concurrent writer waits at BEGIN, not at COMMIT) and
     /// returns what it returned.
     func inTransactionReturning<T>(_ updates: (Database) throws -> T) throws -> T {
         var result: T?
-        try inTransaction(.immediate) {
+        // Immediate, except on a read-only connection (deferred there, as
+        // in GRDB: a write access that writes nothing still succeeds).
+        try inTransaction(nil) {
             result = try updates(self)
             return .commit
         }
