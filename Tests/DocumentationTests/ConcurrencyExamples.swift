@@ -40,3 +40,11 @@ func cancellableReport(_ dbPool: DatabasePool) async throws -> Int {
     // task.cancel() here would make `task.value` throw CancellationError.
     return try await task.value
 }
+
+func playersBeforeCleanup(_ dbPool: DatabasePool) throws -> (before: Int, after: Int) {
+    let snapshot = try dbPool.makeSnapshot()
+    try dbPool.write { db in try db.execute(sql: "DELETE FROM player WHERE score < 50") }
+    let before = try snapshot.read { db in try Player.fetchCount(db) }
+    let after = try dbPool.read { db in try Player.fetchCount(db) }
+    return (before, after)
+}

@@ -90,6 +90,9 @@ final class ExamplesRunTests: XCTestCase {
         XCTAssertEqual(count, 3)
         let reported = try await cancellableReport(dbPool)
         XCTAssertEqual(reported, 3)
+        let counts = try playersBeforeCleanup(dbPool)
+        XCTAssertEqual(counts.before, 3)
+        XCTAssertEqual(counts.after, 2)
         cancellable.cancel()
     }
 }

@@ -30,6 +30,11 @@ public class AnyDatabaseReader: DatabaseReader, @unchecked Sendable {
     /// Interrupts the statements of the wrapped reader.
     public func interrupt() { base.interrupt() }
 
+    /// Runs `value` in an async unsafe read of the wrapped reader.
+    public func unsafeRead<T: Sendable>(_ value: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        try await base.unsafeRead(value)
+    }
+
     /// Runs `value` in a read of the wrapped reader.
     public func read<T>(_ value: (Database) throws -> T) throws -> T { try base.read(value) }
 

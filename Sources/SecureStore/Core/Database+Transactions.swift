@@ -80,14 +80,15 @@ extension Database {
         commit: () throws -> Void,
         rollback: () throws -> Void
     ) throws {
-        // In an async access whose task is cancelled, the commit throws
-        // `CancellationError` (nothing of a cancelled access is committed),
+        // In an async write whose task is cancelled, the commit throws
+        // `CancellationError` (nothing of a cancelled write is committed),
         // and the rollback runs.
         let completion: TransactionCompletion
         do {
             completion = try operations()
             if completion == .commit {
-                try commit()
+                // A read that ended well stays a success.
+                if configuration.readonly || readOnlyDepth > 0 { try uncancellable(commit) } else { try commit() }
                 return
             }
         } catch {

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Synchronization
 
 /// A database in WAL mode with one writer connection and several reader
 /// connections: reads run concurrently with each other and with writes,
@@ -18,6 +19,10 @@ import Foundation
 public final class DatabasePool: DatabaseWriter {
     private let writer: SerializedDatabase
     private let readers: ReaderPool
+    /// The configuration of readers and snapshots.
+    private let readerConfiguration: Configuration
+    /// How many snapshots the pool made, for their labels.
+    private let snapshotCount = Mutex(0)
     private let keyCache: DerivedKeyCache
 
     /// The configuration the database was opened with.
@@ -48,6 +53,7 @@ public final class DatabasePool: DatabaseWriter {
         }
         var readerConfig = config
         readerConfig.readonly = true
+        readerConfiguration = readerConfig
         readers = ReaderPool(path: path, configuration: readerConfig,
                              maximumCount: max(1, configuration.maximumReaderCount),
                              label: (configuration.label ?? "SecureStore.DatabasePool") + ".reader")
@@ -61,6 +67,28 @@ public final class DatabasePool: DatabaseWriter {
     public func close() throws {
         try readers.close()
         try writer.close()
+    }
+
+    // MARK: Snapshots
+
+    /// A ``DatabaseSnapshot`` of the database as it is now (the last
+    /// commit): its reads never see later writes.
+    ///
+    /// ```swift
+    /// let snapshot = try dbPool.makeSnapshot()
+    /// let players = try snapshot.read { db in try Player.fetchAll(db) }
+    /// ```
+    ///
+    /// Calling it inside a transaction of the pool's writer stops the
+    /// program, as in GRDB: the snapshot could not see that transaction.
+    public func makeSnapshot() throws -> DatabaseSnapshot {
+        writer.preconditionNotInsideTransactionWhenOnQueue("makeSnapshot() must not be called from inside a transaction.")
+        let number = snapshotCount.withLock { count in
+            count += 1
+            return count
+        }
+        return try DatabaseSnapshot(path: path, configuration: readerConfiguration,
+                                    label: (configuration.label ?? "SecureStore.DatabasePool") + ".snapshot.\(number)")
     }
 
     // MARK: Reading
@@ -90,9 +118,25 @@ public final class DatabasePool: DatabaseWriter {
         try readers.withReader { reader in try reader.sync(value) }
     }
 
-    /// Like ``unsafeRead(_:)``, and allowed inside another access of this database.
+    /// Like `unsafeRead(_:)`, and allowed inside another access of this database.
+    /// Inside an access of the pool, it runs on that access's connection
+    /// (the writer's, or a reader's), as in GRDB.
     public func unsafeReentrantRead<T>(_ value: (Database) throws -> T) throws -> T {
-        try readers.withReader { reader in try reader.reentrantSync(value) }
+        if writer.isOnQueue { return try writer.reentrantSync(value) }
+        if let reader = readers.readerOnCurrentQueue() { return try reader.reentrantSync(value) }
+        return try readers.withReader { reader in try reader.reentrantSync(value) }
+    }
+
+    /// Async version of `unsafeRead(_:)`.
+    public func unsafeRead<T: Sendable>(_ value: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        let readers = self.readers
+        return try await withAccessCancellation { cancellation in
+            try await Task.detached {
+                try readers.withReader { reader in
+                    try reader.sync { db in try cancellation.run(on: reader) { try value(db) } }
+                }
+            }.value
+        }
     }
 
     /// Runs `value` later on a reader, outside any transaction (it opens
@@ -296,6 +340,11 @@ final class ReaderPool: @unchecked Sendable {
             inUse[ObjectIdentifier(reader)] = nil
             idle.append(reader)
         }
+    }
+
+    /// The reader in use whose queue runs the caller, if any.
+    func readerOnCurrentQueue() -> SerializedDatabase? {
+        lock.withLock { inUse.values.first { $0.isOnQueue } }
     }
 
     /// Interrupts the statements of the readers in use.

@@ -62,7 +62,12 @@ public final class DatabaseQueue: DatabaseWriter {
         try serialized.sync(value)
     }
 
-    /// Like ``unsafeRead(_:)``, and allowed inside another access of this database.
+    /// Async version of `unsafeRead(_:)`.
+    public func unsafeRead<T: Sendable>(_ value: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        try await serialized.execute(value)
+    }
+
+    /// Like `unsafeRead(_:)`, and allowed inside another access of this database.
     public func unsafeReentrantRead<T>(_ value: (Database) throws -> T) throws -> T {
         try serialized.reentrantSync(value)
     }

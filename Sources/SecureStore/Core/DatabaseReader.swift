@@ -34,7 +34,10 @@ public protocol DatabaseReader: AnyObject, Sendable {
     /// Runs `value` with no isolation guarantee and no read-only check.
     func unsafeRead<T>(_ value: (Database) throws -> T) throws -> T
 
-    /// Like ``unsafeRead(_:)``, and can be called from inside another access.
+    /// Async version of `unsafeRead(_:)`.
+    func unsafeRead<T: Sendable>(_ value: @escaping @Sendable (Database) throws -> T) async throws -> T
+
+    /// Like `unsafeRead(_:)`, and can be called from inside another access.
     func unsafeReentrantRead<T>(_ value: (Database) throws -> T) throws -> T
 
     /// Runs `value` later, with read-only access in a transaction; a

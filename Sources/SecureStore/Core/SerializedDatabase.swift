@@ -26,7 +26,8 @@ final class SerializedDatabase: @unchecked Sendable {
         db = try queue.sync { try Database(path: path, configuration: configuration) }
     }
 
-    private var isOnQueue: Bool { DispatchQueue.getSpecific(key: onQueueKey) == true }
+    /// True when the caller runs on this connection's queue.
+    var isOnQueue: Bool { DispatchQueue.getSpecific(key: onQueueKey) == true }
 
     /// Runs `block` on the queue. Calling it from the queue (a `read` inside
     /// a `write`) would deadlock, so it throws instead.
@@ -62,6 +63,12 @@ final class SerializedDatabase: @unchecked Sendable {
     }
 
     /// Frees the memory SQLite can do without (see ``Database/releaseMemory()``).
+    /// Stops the program when called from this queue inside a transaction.
+    func preconditionNotInsideTransactionWhenOnQueue(_ message: @autoclosure () -> String) {
+        guard isOnQueue else { return }
+        precondition(!db.isInsideTransaction, message())
+    }
+
     /// Interrupts the connection's running statements, without waiting
     /// for the queue.
     func interrupt() {
