@@ -170,4 +170,41 @@ final class CancellationTests: SecureStoreTestCase {
     private final class ErrorHolder: @unchecked Sendable {
         var error: (any Error)?
     }
+
+    @TaskLocal static var requestID: String?
+
+    /// The closure of an async access runs inside the caller's task: it sees
+    /// the task's task-local values, and `Task.isCancelled` once the task is
+    /// cancelled.
+    func testAsyncAccessesRunInTheCallersTask() async throws {
+        let dbQueue = try makeEncryptedQueue()
+        let dbPool = try DatabasePool(path: path("pool.sqlite"), configuration: keyedConfiguration(passphrase: "secret"))
+        for writer in [dbQueue, dbPool, AnyDatabaseWriter(dbPool)] as [any DatabaseWriter] {
+            let seen = try await Self.$requestID.withValue("r-42") {
+                [
+                    try await writer.read { _ in Self.requestID },
+                    try await writer.unsafeRead { _ in Self.requestID },
+                    try await writer.write { _ in Self.requestID },
+                    try await writer.writeWithoutTransaction { _ in Self.requestID },
+                    try await writer.barrierWriteWithoutTransaction { _ in Self.requestID },
+                ]
+            }
+            XCTAssertEqual(seen, Array(repeating: "r-42", count: 5), "\(type(of: writer))")
+            // A read that ends well after its task is cancelled succeeds, and
+            // its closure saw the cancellation.
+            let box = TaskBox()
+            let gate = Started()
+            let task = Task<Void, any Error> {
+                while !gate.isSet { await Task.yield() }
+                let sawCancellation = try await writer.read { _ in
+                    box.cancel()
+                    return Task.isCancelled
+                }
+                XCTAssertTrue(sawCancellation)
+            }
+            box.set(task)
+            gate.set()
+            try await task.value
+        }
+    }
 }

@@ -103,13 +103,8 @@ public final class DatabasePool: DatabaseWriter {
 
     /// Async version of ``read(_:)``: runs `value` in a read-only transaction, off the caller's thread.
     public func read<T: Sendable>(_ value: @escaping @Sendable (Database) throws -> T) async throws -> T {
-        let readers = self.readers
-        return try await withAccessCancellation { cancellation in
-            try await Task.detached {
-                try readers.withReader { reader in
-                    try reader.sync { db in try cancellation.run(on: reader) { try Self.isolatedRead(db, value) } }
-                }
-            }.value
+        try await readers.withReader { reader, cancellation in
+            try await reader.execute(cancellation) { db in try Self.isolatedRead(db, value) }
         }
     }
 
@@ -129,13 +124,8 @@ public final class DatabasePool: DatabaseWriter {
 
     /// Async version of `unsafeRead(_:)`.
     public func unsafeRead<T: Sendable>(_ value: @escaping @Sendable (Database) throws -> T) async throws -> T {
-        let readers = self.readers
-        return try await withAccessCancellation { cancellation in
-            try await Task.detached {
-                try readers.withReader { reader in
-                    try reader.sync { db in try cancellation.run(on: reader) { try value(db) } }
-                }
-            }.value
+        try await readers.withReader { reader, cancellation in
+            try await reader.execute(cancellation, value)
         }
     }
 
@@ -214,11 +204,9 @@ public final class DatabasePool: DatabaseWriter {
 
     /// Async version of ``barrierWriteWithoutTransaction(_:)``.
     public func barrierWriteWithoutTransaction<T: Sendable>(_ updates: @escaping @Sendable (Database) throws -> T) async throws -> T {
-        let readers = self.readers, writer = self.writer
+        let writer = self.writer
         return try await withAccessCancellation { cancellation in
-            try await Task.detached {
-                try readers.exclusively { try writer.sync { db in try cancellation.run(on: writer) { try updates(db) } } }
-            }.value
+            try await readers.exclusively { try await writer.execute(cancellation, updates) }
         }
     }
 
@@ -377,9 +365,54 @@ final class ReaderPool: @unchecked Sendable {
         }
     }
 
+    /// Waits for `count` permits on a thread of its own: an async access
+    /// does not block its task's thread while every reader is busy.
+    private func acquire(_ count: Int) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            DispatchQueue.global().async {
+                self.acquireNow(count)
+                continuation.resume()
+            }
+        }
+    }
+
+    /// Takes `count` permits. Several at once are taken by one caller at
+    /// a time: two callers holding some each would wait for each other.
+    private func acquireNow(_ count: Int) {
+        if count == 1 { return permits.wait() }
+        exclusiveGate.wait()
+        for _ in 0..<count { permits.wait() }
+        exclusiveGate.signal()
+    }
+
+    private let exclusiveGate = DispatchSemaphore(value: 1)
+
+    /// Runs `body`, an async access that `cancellation` follows, on a
+    /// reader; a task cancelled already throws `CancellationError`.
+    func withReader<T: Sendable>(_ body: (SerializedDatabase, AccessCancellation) async throws -> T) async throws -> T {
+        try await withAccessCancellation { cancellation in
+            await acquire(1)
+            defer { permits.signal() }
+            let reader = try take()
+            defer { giveBack(reader) }
+            return try await body(reader, cancellation)
+        }
+    }
+
+    /// Async version of `exclusively`.
+    func exclusively<T: Sendable>(_ body: () async throws -> T) async throws -> T {
+        await acquire(maximumCount)
+        lock.withLock { exclusiveDepth += 1 }
+        defer {
+            lock.withLock { exclusiveDepth -= 1 }
+            for _ in 0..<maximumCount { permits.signal() }
+        }
+        return try await body()
+    }
+
     /// Runs `body` while no reader is in use and none can start.
     func exclusively<T>(_ body: () throws -> T) throws -> T {
-        for _ in 0..<maximumCount { permits.wait() }
+        acquireNow(maximumCount)
         lock.withLock { exclusiveDepth += 1 }
         defer {
             lock.withLock { exclusiveDepth -= 1 }

@@ -7,6 +7,8 @@ import Dispatch
 final class SerializedDatabase: @unchecked Sendable {
     private let db: Database
     private let queue: DispatchQueue
+    /// Runs the async accesses on `queue`, in their callers' tasks.
+    private let actor: SerializedDatabaseActor
     private let onQueueKey = DispatchSpecificKey<Bool>()
 
     let configuration: Configuration
@@ -21,6 +23,7 @@ final class SerializedDatabase: @unchecked Sendable {
                             target: configuration.writeTargetQueue ?? configuration.targetQueue)
         queue.setSpecific(key: onQueueKey, value: true)
         self.queue = queue
+        actor = SerializedDatabaseActor(queue: queue)
         self.path = path
         self.configuration = configuration
         db = try queue.sync { try Database(path: path, configuration: configuration) }
@@ -103,14 +106,16 @@ final class SerializedDatabase: @unchecked Sendable {
     /// (see ``AccessCancellation``).
     func execute<T: Sendable>(_ block: @escaping @Sendable (Database) throws -> T) async throws -> T {
         try await withAccessCancellation { cancellation in
-            try await withCheckedThrowingContinuation { continuation in
-                queue.async {
-                    continuation.resume(with: Result {
-                        try self.db.checkOpen()
-                        return try cancellation.run(on: self) { try block(self.db) }
-                    })
-                }
-            }
+            try await execute(cancellation, block)
+        }
+    }
+
+    /// Runs `block` on the queue, inside the current task, as part of the
+    /// async access that `cancellation` follows.
+    func execute<T: Sendable>(_ cancellation: AccessCancellation, _ block: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        try await actor.run {
+            try self.db.checkOpen()
+            return try cancellation.run(on: self) { try block(self.db) }
         }
     }
 
