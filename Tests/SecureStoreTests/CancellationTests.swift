@@ -207,4 +207,52 @@ final class CancellationTests: SecureStoreTestCase {
             try await task.value
         }
     }
+
+    /// Cancels a task once a transaction commits.
+    private final class CancelAfterCommit: TransactionObserver, @unchecked Sendable {
+        let box: TaskBox
+        init(_ box: TaskBox) { self.box = box }
+        func observes(eventsOfKind eventKind: DatabaseEventKind) -> Bool { true }
+        func databaseDidChange(with event: DatabaseEvent) {}
+        func databaseDidCommit(_ db: Database) { box.cancel() }
+        func databaseDidRollback(_ db: Database) {}
+    }
+
+    /// A write whose task is cancelled just after its commit: the commit
+    /// stands, and an observation fetches the new value on the writer's
+    /// connection all the same (the fetch is not part of the cancelled access).
+    @MainActor func testAnObservationSeesAWriteWhoseTaskIsCancelledAfterItsCommit() async throws {
+        let dbQueue = try makeEncryptedQueue()
+        try await dbQueue.write { db in try db.execute(sql: "CREATE TABLE t (x INTEGER)") }
+        let box = TaskBox()
+        dbQueue.add(transactionObserver: CancelAfterCommit(box), extent: .databaseLifetime)
+        let values = ValuesBox()
+        let cancellable = ValueObservation.tracking { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM t") ?? -1 }
+            .start(in: dbQueue, scheduling: .immediate, onError: { values.fail($0) }, onChange: { values.append($0) })
+        let gate = Started()
+        let task = Task<Void, any Error> {
+            while !gate.isSet { await Task.yield() }
+            try await dbQueue.write { db in try db.execute(sql: "INSERT INTO t VALUES (1)") }
+        }
+        box.set(task)
+        gate.set()
+        try? await task.value
+        let count = try await dbQueue.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM t") }
+        XCTAssertEqual(count, 1)
+        // The new value comes through the main queue.
+        for _ in 0..<500 where values.all.count < 2 { try await Task.sleep(nanoseconds: 10_000_000) }
+        XCTAssertEqual(values.all, [0, 1])
+        XCTAssertNil(values.error)
+        cancellable.cancel()
+    }
+
+    private final class ValuesBox: @unchecked Sendable {
+        private let lock = NSLock()
+        private var values: [Int] = []
+        private var failure: (any Error)?
+        func append(_ value: Int) { lock.withLock { values.append(value) } }
+        func fail(_ error: any Error) { lock.withLock { failure = error } }
+        var all: [Int] { lock.withLock { values } }
+        var error: (any Error)? { lock.withLock { failure } }
+    }
 }

@@ -70,6 +70,35 @@ final class DatabaseSnapshotTests: SecureStoreTestCase {
         }
     }
 
+    /// GRDB's `asyncConcurrentRead`: called from a write access, the read
+    /// sees the database as it was when the call returned, in a transaction
+    /// of its own, while the writer goes on.
+    func testAsyncConcurrentReadSeesTheDatabaseAsOfTheCall() throws {
+        let dbPool = try makePool()
+        let seen = ValuesBox()
+        let done = expectation(description: "read")
+        let readerMayGo = DispatchSemaphore(value: 0)
+        try dbPool.writeWithoutTransaction { db in
+            try db.execute(sql: "INSERT INTO t VALUES (3)")
+            dbPool.asyncConcurrentRead { dbResult in
+                readerMayGo.wait()
+                do {
+                    let db = try dbResult.get()
+                    XCTAssertTrue(db.isInsideTransaction)
+                    seen.append(try Int.fetchOne(db, sql: "SELECT count(*) FROM t"))
+                } catch {
+                    XCTFail("\(error)")
+                }
+                done.fulfill()
+            }
+            try db.execute(sql: "DELETE FROM t")
+            readerMayGo.signal()
+        }
+        wait(for: [done], timeout: 10)
+        XCTAssertEqual(seen.all, [3])
+        XCTAssertEqual(try count(dbPool), 0)
+    }
+
     private final class ValuesBox: @unchecked Sendable {
         private let lock = NSLock()
         private var values: [Int?] = []

@@ -27,6 +27,10 @@ public struct Configuration: Sendable {
     /// What happens when another connection holds a lock.
     public var busyMode: Database.BusyMode = .immediateError
 
+    /// How the read-only connections of a pool (its readers and snapshots)
+    /// handle SQLITE_BUSY; nil for the pool's default. Internal, as in GRDB.
+    var readonlyBusyMode: Database.BusyMode?
+
     /// The largest number of reader connections of a pool.
     public var maximumReaderCount = 5
 

@@ -23,7 +23,10 @@ public final class Database {
     /// The raw SQLite connection handle.
     public let sqliteConnection: OpaquePointer
 
-    /// The label, or the path.
+    /// The label of the connection: for the connections of queues and
+    /// pools, the configuration's label (or SecureStore's default one) with
+    /// the connection's role, as in GRDB (`MyDB.writer`, `MyDB.reader.2`);
+    /// for other connections, the configuration's label or the path.
     public let description: String
 
     /// True once a key was given (the file is encrypted).
@@ -52,7 +55,7 @@ public final class Database {
     /// Opens a connection, runs the configuration's `prepareDatabase`
     /// functions (where the key is given), and checks that the file can be
     /// read: a wrong key fails here, with `SQLITE_NOTADB`, not later.
-    init(path: String, configuration: Configuration, checksKey: Bool = true) throws {
+    init(path: String, configuration: Configuration, checksKey: Bool = true, label: String? = nil) throws {
         var handle: OpaquePointer?
         // A new database file is private (0600), whatever the umask; its
         // journal and WAL files take its mode. An existing file keeps its own.
@@ -73,7 +76,7 @@ public final class Database {
         self.authorizer = StatementAuthorizer(schemaCache: schemaCache)
         self.path = path
         self.configuration = configuration
-        self.description = configuration.label ?? path
+        self.description = label ?? configuration.label ?? path
         do {
             try setUp(checksKey: checksKey)
         } catch {

@@ -53,6 +53,7 @@ public final class DatabasePool: DatabaseWriter {
         }
         var readerConfig = config
         readerConfig.readonly = true
+        if let mode = configuration.readonlyBusyMode { readerConfig.busyMode = mode }
         readerConfiguration = readerConfig
         readers = ReaderPool(path: path, configuration: readerConfig,
                              maximumCount: max(1, configuration.maximumReaderCount),
@@ -136,11 +137,33 @@ public final class DatabasePool: DatabaseWriter {
     ///
     /// Returns false, and runs nothing, during a barrier write (readers
     /// are held by the barrier): the caller reads on the writer instead.
-    func asyncConcurrentRead(_ value: @escaping @Sendable (Result<Database, any Error>) -> Void) -> Bool {
+    func observationRead(_ value: @escaping @Sendable (Result<Database, any Error>) -> Void) -> Bool {
         guard !readers.isExclusive else { return false }
         let readers = self.readers
         DispatchQueue.global().async { readers.asyncWithReader(value) }
         return true
+    }
+
+    /// Runs `value` later on a reader, in a read-only transaction that sees
+    /// the database as it is when this method returns, as GRDB's does.
+    ///
+    /// Call it from a write access, outside of a transaction: it waits for
+    /// a reader to take its snapshot (later writes of the access are not
+    /// seen), and the write goes on while `value` reads.
+    ///
+    /// ```swift
+    /// try dbPool.writeWithoutTransaction { db in
+    ///     try db.execute(sql: "INSERT INTO player (name, score) VALUES ('Arthur', 100)")
+    ///     dbPool.asyncConcurrentRead { dbResult in
+    ///         let count = try? Player.fetchCount(dbResult.get())   // counts Arthur
+    ///     }
+    ///     try db.execute(sql: "DELETE FROM player")              // not seen by the read
+    /// }
+    /// ```
+    public func asyncConcurrentRead(_ value: @escaping @Sendable (Result<Database, any Error>) -> Void) {
+        precondition(writer.isOnQueue, "asyncConcurrentRead must be called from inside a write access of the pool.")
+        writer.preconditionNotInsideTransactionWhenOnQueue("asyncConcurrentRead must not be called from inside a transaction.")
+        readers.concurrentRead(value)
     }
 
     private static func isolatedRead<T>(_ db: Database, _ value: (Database) throws -> T) throws -> T {
@@ -252,7 +275,7 @@ public final class DatabasePool: DatabaseWriter {
     ) -> AnyDatabaseCancellable {
         let concurrentRead: ((@escaping @Sendable (Result<Database, any Error>) -> Void) -> Bool)? =
             observation.requiresWriteAccess ? nil : { [weak self] read in
-                self?.asyncConcurrentRead(read) ?? false
+                self?.observationRead(read) ?? false
             }
         return ValueObserver.start(observation, writer: self, serialized: writer, concurrentRead: concurrentRead,
                                    scheduler: scheduler, onChange: onChange)
@@ -309,6 +332,9 @@ final class ReaderPool: @unchecked Sendable {
     /// The readers in use, for `interruptAll`.
     private var inUse: [ObjectIdentifier: SerializedDatabase] = [:]
 
+    /// How many readers the pool opened, for their labels (`reader.1`, ...).
+    private var readerCount = 0
+
     /// True once the pool is closed: no reader opens any more.
     private var isClosed = false
 
@@ -318,7 +344,8 @@ final class ReaderPool: @unchecked Sendable {
             if isClosed { throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "Connection is closed") }
             return idle.popLast()
         }
-        let reader = try idleReader ?? SerializedDatabase(path: path, configuration: configuration, label: label)
+        let reader = try idleReader ?? SerializedDatabase(path: path, configuration: configuration,
+                                                          label: label + ".\(lock.withLock { readerCount += 1; return readerCount })")
         lock.withLock { inUse[ObjectIdentifier(reader)] = reader }
         return reader
     }
@@ -346,6 +373,36 @@ final class ReaderPool: @unchecked Sendable {
         let reader = try take()
         defer { giveBack(reader) }
         return try body(reader)
+    }
+
+    /// Takes a reader now (waiting for one), starts a read transaction on
+    /// it and takes its snapshot, then runs `body` later on the reader
+    /// inside that transaction, which ends after it.
+    func concurrentRead(_ body: @escaping @Sendable (Result<Database, any Error>) -> Void) {
+        permits.wait()
+        let reader: SerializedDatabase
+        do {
+            reader = try take()
+        } catch {
+            permits.signal()
+            return body(.failure(error))
+        }
+        let started = Result {
+            try reader.sync { db in
+                try db.beginTransaction(.deferred)
+                _ = try Int.fetchOne(db, sql: "SELECT rootpage FROM sqlite_master LIMIT 1")
+            }
+        }
+        reader.async { result in
+            body(started.flatMap { result })
+            if case .success(let db) = result, db.isInsideTransaction {
+                db.uncancellable {
+                    do { try db.commit() } catch { try? db.rollback() }
+                }
+            }
+            self.giveBack(reader)
+            self.permits.signal()
+        }
     }
 
     /// Runs `body` later on a reader, which is in use until `body` returns.

@@ -26,7 +26,7 @@ final class SerializedDatabase: @unchecked Sendable {
         actor = SerializedDatabaseActor(queue: queue)
         self.path = path
         self.configuration = configuration
-        db = try queue.sync { try Database(path: path, configuration: configuration) }
+        db = try queue.sync { try Database(path: path, configuration: configuration, label: label) }
     }
 
     /// True when the caller runs on this connection's queue.

@@ -81,7 +81,13 @@ final class ValueObserver<Reducer: ValueReducer>: TransactionObserver, @unchecke
     /// write access (then what the fetch writes is committed, or rolled back
     /// when it throws), and records the region when the tracking mode asks
     /// for it.
+    /// Fetches a value. Not cancelled with the task of the async access it
+    /// may run in (after its commit): the observation is not that access.
     private func fetch(_ db: Database, recordingRegion: Bool) throws -> (Reducer.Fetcher.Value, DatabaseRegion?) {
+        try db.uncancellable { try fetchUncancellable(db, recordingRegion: recordingRegion) }
+    }
+
+    private func fetchUncancellable(_ db: Database, recordingRegion: Bool) throws -> (Reducer.Fetcher.Value, DatabaseRegion?) {
         var recorded = DatabaseRegion()
         let fetchOnce = { () throws -> Reducer.Fetcher.Value in
             guard recordingRegion else { return try self.fetcher.fetch(db) }
