@@ -379,34 +379,30 @@ final class ReaderPool: @unchecked Sendable {
     /// it and takes its snapshot, then runs `body` later on the reader
     /// inside that transaction, which ends after it.
     func concurrentRead(_ body: @escaping @Sendable (Result<Database, any Error>) -> Void) {
-        permits.wait()
-        let reader: SerializedDatabase
-        do {
-            reader = try take()
-        } catch {
-            permits.signal()
-            return body(.failure(error))
-        }
-        let started = Result {
-            try reader.sync { db in
-                try db.beginTransaction(.deferred)
+        asyncWithReader(prepare: { db in
+            try db.beginTransaction(.deferred)
+            do {
                 _ = try Int.fetchOne(db, sql: "SELECT rootpage FROM sqlite_master LIMIT 1")
+            } catch {
+                try? db.rollback()
+                throw error
             }
-        }
-        reader.async { result in
-            body(started.flatMap { result })
+        }, { result in
+            body(result)
             if case .success(let db) = result, db.isInsideTransaction {
                 db.uncancellable {
                     do { try db.commit() } catch { try? db.rollback() }
                 }
             }
-            self.giveBack(reader)
-            self.permits.signal()
-        }
+        })
     }
 
     /// Runs `body` later on a reader, which is in use until `body` returns.
-    func asyncWithReader(_ body: @escaping @Sendable (Result<Database, any Error>) -> Void) {
+    /// `prepare` runs on the reader first, before this method returns.
+    func asyncWithReader(
+        prepare: ((Database) throws -> Void)? = nil,
+        _ body: @escaping @Sendable (Result<Database, any Error>) -> Void
+    ) {
         permits.wait()
         let reader: SerializedDatabase
         do {
@@ -415,8 +411,9 @@ final class ReaderPool: @unchecked Sendable {
             permits.signal()
             return body(.failure(error))
         }
+        let prepared = Result { if let prepare { try reader.sync(prepare) } }
         reader.async { result in
-            body(result)
+            body(prepared.flatMap { result })
             self.giveBack(reader)
             self.permits.signal()
         }
