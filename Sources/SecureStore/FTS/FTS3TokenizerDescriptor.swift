@@ -47,18 +47,3 @@ public struct FTS3TokenizerDescriptor: Sendable {
         return FTS3TokenizerDescriptor("unicode61", arguments: arguments)
     }
 }
-
-/// Names shared by the FTS3 and FTS4 full-text modules.
-public enum FTS3 {
-    /// What the `unicode61` tokenizer does with diacritics.
-    public enum Diacritics: Sendable {
-        /// Keeps them: "é" and "e" differ.
-        case keep
-        /// Removes them from Latin characters that have one diacritic
-        /// (SQLite's default).
-        case removeLegacy
-        /// Removes them all (`remove_diacritics=2`, SQLite 3.27 or later:
-        /// SQLite 3.15.2 refuses the table).
-        case remove
-    }
-}

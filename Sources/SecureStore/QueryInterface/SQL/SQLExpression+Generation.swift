@@ -58,6 +58,9 @@ extension SQLExpression {
         case .qualifiedFastPrimaryKey(let alias):
             let column = try context.db.fastPrimaryKeyColumn(alias.tableName)
             return try SQLExpression.qualifiedColumn(column, alias).sql(context, wrapped: wrapped)
+        case let .tableMatch(alias, pattern):
+            let table = context.qualifier(for: alias) ?? context.resolvedName(for: alias)
+            return parenthesized(try "\(table.quotedDatabaseIdentifier) MATCH \(operand(pattern))")
         case let .qualifiedExists(alias, isNegated):
             // A joined row exists when one of its non-null columns is not NULL.
             let columns = try context.db.existenceCheckColumns(in: alias.tableName)

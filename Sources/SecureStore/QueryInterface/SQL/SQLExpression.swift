@@ -58,6 +58,8 @@ public struct SQLExpression: Sendable {
         case isEmpty(SQLExpression, isNegated: Bool)
         case fastPrimaryKey
         case qualifiedFastPrimaryKey(TableAliasBase)
+        /// `table MATCH pattern`: the full-text match of a whole FTS table.
+        case tableMatch(TableAliasBase, SQLExpression)
         case qualifiedExists(TableAliasBase, isNegated: Bool)
     }
 
@@ -266,7 +268,7 @@ extension SQLExpression {
     /// The expression with its unqualified columns given to `alias`.
     func qualified(with alias: TableAliasBase) -> SQLExpression {
         switch impl {
-        case .databaseValue, .qualifiedColumn, .qualifiedFastPrimaryKey, .qualifiedExists, .subquery, .exists, .countAll:
+        case .databaseValue, .qualifiedColumn, .qualifiedFastPrimaryKey, .qualifiedExists, .subquery, .exists, .countAll, .tableMatch:
             return self
         case .column(let name): return .qualifiedColumn(name, alias)
         case .fastPrimaryKey: return SQLExpression(impl: .qualifiedFastPrimaryKey(alias))

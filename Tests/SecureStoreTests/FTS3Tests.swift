@@ -1,0 +1,61 @@
+import Foundation
+import SecureStore
+import XCTest
+
+/// FTS3 tables, tokenization, `FTS3Pattern` and `matching` on an encrypted
+/// file, with the SQL GRDB writes.
+final class FTS3Tests: SecureStoreTestCase {
+    private struct Note: Codable, FetchableRecord, PersistableRecord {
+        var title: String
+        var body: String
+    }
+
+    private func makeNotes() throws -> (DatabaseQueue, TraceBox) {
+        let traced = TraceBox()
+        let dbQueue = try makeTracedQueue(into: traced)
+        try dbQueue.write { db in
+            try db.create(virtualTable: "note", using: FTS3()) { t in
+                t.tokenizer = .porter
+                t.column("title")
+                t.column("body")
+            }
+            try Note(title: "Plans", body: "The secret plan is hidden").insert(db)
+            try Note(title: "Groceries", body: "Apples, pears and a planner").insert(db)
+            try Note(title: "Secrets", body: "Nothing here").insert(db)
+        }
+        return (dbQueue, traced)
+    }
+
+    func testTableCreationTokenizationAndPatterns() throws {
+        let (dbQueue, traced) = try makeNotes()
+        XCTAssertTrue(traced.allStatements().contains("CREATE VIRTUAL TABLE \"note\" USING fts3(title, body, tokenize=porter)"),
+                      traced.allStatements().joined(separator: "\n"))
+        // The simple tokenizer folds ASCII letters only.
+        XCTAssertEqual(try FTS3.tokenize("Hello, World! Ça va?"), ["hello", "world", "Ça", "va"])
+        XCTAssertEqual(try FTS3.tokenize("running plans", withTokenizer: .porter), ["run", "plan"])
+        XCTAssertEqual(FTS3Pattern(matchingAnyTokenIn: "secret, plan")?.rawPattern, "secret OR plan")
+        XCTAssertEqual(FTS3Pattern(matchingAllTokensIn: "secret plan")?.rawPattern, "secret plan")
+        XCTAssertEqual(FTS3Pattern(matchingAllPrefixesIn: "sec pla")?.rawPattern, "sec* pla*")
+        XCTAssertEqual(FTS3Pattern(matchingPhrase: "secret plan")?.rawPattern, "\"secret plan\"")
+        XCTAssertNil(FTS3Pattern(matchingAnyTokenIn: "?!"))
+        XCTAssertThrowsError(try FTS3Pattern(rawPattern: "\"unbalanced")) { error in
+            // SQLite's message, without the SQL of the check.
+            XCTAssertTrue("\(error)".contains("malformed MATCH expression"), "\(error)")
+            XCTAssertFalse("\(error)".contains("documents"), "\(error)")
+        }
+        try dbQueue.read { db in
+            let pattern = FTS3Pattern(matchingAllTokensIn: "secret plan")
+            traced.clear()
+            XCTAssertEqual(try Note.matching(pattern).fetchAll(db).map(\.title), ["Plans"])
+            XCTAssertTrue(traced.allStatements().contains("SELECT * FROM \"note\" WHERE \"note\" MATCH 'secret plan'"),
+                          traced.allStatements().joined(separator: "\n"))
+            traced.clear()
+            XCTAssertEqual(try Note.filter(Column("title").match(FTS3Pattern(matchingAnyTokenIn: "secrets"))).fetchAll(db).map(\.body),
+                           ["Nothing here"])
+            XCTAssertTrue(traced.allStatements().contains("SELECT * FROM \"note\" WHERE \"title\" MATCH 'secrets'"),
+                          traced.allStatements().joined(separator: "\n"))
+            XCTAssertEqual(try Note.matching(FTS3Pattern(matchingAllPrefixesIn: "plan")).fetchCount(db), 2)
+            XCTAssertEqual(try Note.matching(nil).fetchCount(db), 0)
+        }
+    }
+}
