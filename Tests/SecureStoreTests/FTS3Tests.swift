@@ -58,4 +58,28 @@ final class FTS3Tests: SecureStoreTestCase {
             XCTAssertEqual(try Note.matching(nil).fetchCount(db), 0)
         }
     }
+
+    /// A record of an FTS table writes its rowid through the container's
+    /// column subscript, as GRDB's FTS records do.
+    private struct Doc: FetchableRecord, PersistableRecord {
+        static let databaseTableName = "doc"
+        var id: Int64
+        var body: String
+        init(id: Int64, body: String) { self.id = id; self.body = body }
+        init(row: Row) throws { id = row["rowid"]; body = row["body"] }
+        func encode(to container: inout PersistenceContainer) {
+            container[.rowID] = id
+            container[Column("body")] = body
+        }
+    }
+
+    func testRecordsOfAnFTSTableSetTheirRowID() throws {
+        let dbQueue = try makeEncryptedQueue()
+        try dbQueue.write { db in
+            try db.create(virtualTable: "doc", using: FTS3()) { t in t.column("body") }
+            try Doc(id: 42, body: "the answer").insert(db)
+            let docs = try Doc.select(Column.rowID, Column("body")).matching(FTS3Pattern(matchingAllTokensIn: "answer")).fetchAll(db)
+            XCTAssertEqual(docs.map(\.id), [42])
+        }
+    }
 }

@@ -37,6 +37,13 @@ public struct PersistenceContainer: Sendable {
         }
     }
 
+    /// The value of a column given as an expression (`container[.rowID]`,
+    /// `container[Columns.name]`), as in GRDB.
+    public subscript(_ column: some ColumnExpression) -> (any DatabaseValueConvertible)? {
+        get { self[column.name] }
+        set { self[column.name] = newValue }
+    }
+
     /// Sets a column's value; a new column is appended. Columns are
     /// matched exactly: the encoder's keys are the record's coding keys,
     /// unique by construction, and this runs for every property of every
