@@ -220,6 +220,18 @@ final class DatabaseQueueTests: SecureStoreTestCase {
         }
     }
 
+    func testStatementArgumentLimitAndExtendedCodes() throws {
+        let dbQueue = try makeEncryptedQueue()
+        let limit = try dbQueue.read { db in db.maximumStatementArgumentCount }
+        XCTAssertEqual(limit, 999)
+        // One argument more than the limit is refused by SQLite itself.
+        let placeholders = Array(repeating: "?", count: limit + 1).joined(separator: ",")
+        XCTAssertThrowsError(try dbQueue.read { db in
+            try Row.fetchAll(db, sql: "SELECT \(placeholders)", arguments: StatementArguments(Array(repeating: 1, count: limit + 1)))
+        })
+        XCTAssertEqual(DatabaseError.SQLITE_CONSTRAINT_DATATYPE.rawValue, 3091)
+    }
+
     func testForeignKeysAreEnforcedByDefault() throws {
         let dbQueue = try makeEncryptedQueue()
         try dbQueue.write { db in

@@ -264,6 +264,12 @@ public final class Database {
 
     // MARK: Facts about the connection
 
+    /// The largest number of arguments a statement takes (999 with SQLite
+    /// 3.15.2's default limit).
+    public var maximumStatementArgumentCount: Int {
+        Int(sqlite3_limit(sqliteConnection, SQLITE_LIMIT_VARIABLE_NUMBER, -1))
+    }
+
     /// The rowid of the last successful INSERT on this connection.
     public var lastInsertedRowID: Int64 { sqlite3_last_insert_rowid(sqliteConnection) }
 

@@ -193,6 +193,8 @@ extension DatabaseError {
     public static let SQLITE_ABORT_ROLLBACK = ResultCode.SQLITE_ABORT_ROLLBACK
     /// ``ResultCode/SQLITE_CONSTRAINT_CHECK``: a CHECK constraint failed.
     public static let SQLITE_CONSTRAINT_CHECK = ResultCode.SQLITE_CONSTRAINT_CHECK
+    /// ``ResultCode/SQLITE_CONSTRAINT_DATATYPE``: a value does not fit a STRICT table's column type.
+    public static let SQLITE_CONSTRAINT_DATATYPE = ResultCode.SQLITE_CONSTRAINT_DATATYPE
     /// ``ResultCode/SQLITE_CONSTRAINT_COMMITHOOK``: a commit hook refused the commit.
     public static let SQLITE_CONSTRAINT_COMMITHOOK = ResultCode.SQLITE_CONSTRAINT_COMMITHOOK
     /// ``ResultCode/SQLITE_CONSTRAINT_FOREIGNKEY``: a foreign key constraint failed.

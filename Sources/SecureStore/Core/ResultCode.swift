@@ -155,6 +155,9 @@ public struct ResultCode: RawRepresentable, Hashable, Sendable, CustomStringConv
     public static let SQLITE_CONSTRAINT_FUNCTION = extended(.SQLITE_CONSTRAINT, 4)
     /// A NOT NULL constraint failed.
     public static let SQLITE_CONSTRAINT_NOTNULL = extended(.SQLITE_CONSTRAINT, 5)
+    /// A value does not fit a STRICT table's column type (SQLite 3.37 or
+    /// later: SQLite 3.15.2 has no STRICT tables, and never reports it).
+    public static let SQLITE_CONSTRAINT_DATATYPE = extended(.SQLITE_CONSTRAINT, 12)
     /// A PRIMARY KEY constraint failed.
     public static let SQLITE_CONSTRAINT_PRIMARYKEY = extended(.SQLITE_CONSTRAINT, 6)
     /// A trigger raised an error (`RAISE`).

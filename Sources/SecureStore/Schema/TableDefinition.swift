@@ -42,7 +42,7 @@ public struct TableOptions: OptionSet, Sendable {
 /// - ``primaryKey(onConflict:body:)``
 /// - ``uniqueKey(_:onConflict:)``
 /// - ``foreignKey(_:references:columns:onDelete:onUpdate:deferred:)``
-/// - ``check(_:)``
+/// - ``check(_:)-(SQLSpecificExpressible)``
 /// - ``constraint(sql:)``
 public final class TableDefinition {
     /// The columns of a key: names, or definitions made in a
@@ -187,6 +187,12 @@ public final class TableDefinition {
 
     /// `CHECK (condition)`.
     public func check(_ condition: some SQLSpecificExpressible) { checkConstraints.append(condition.sqlExpression) }
+
+    /// A check constraint on a value: `t.check("a < b")` checks the string
+    /// 'a < b', not the comparison. Deprecated as in GRDB: use
+    /// `check(sql:)` or an expression.
+    @available(*, deprecated, message: "a string is checked as a value: use check(sql:) or an expression")
+    public func check(_ condition: some SQLExpressible) { checkConstraints.append(condition.sqlExpression) }
 
     /// `CHECK (sql)`.
     public func check(sql: String) { checkConstraints.append(SQL(sql: sql).sqlExpression) }
