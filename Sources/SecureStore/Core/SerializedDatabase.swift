@@ -65,7 +65,6 @@ final class SerializedDatabase: @unchecked Sendable {
         precondition(!db.isInsideTransaction, "A transaction has been left opened at the end of a database access")
     }
 
-    /// Frees the memory SQLite can do without (see ``Database/releaseMemory()``).
     /// Stops the program when called from this queue inside a transaction.
     func preconditionNotInsideTransactionWhenOnQueue(_ message: @autoclosure () -> String) {
         guard isOnQueue else { return }
@@ -88,6 +87,7 @@ final class SerializedDatabase: @unchecked Sendable {
         db.endAccessCancellation()
     }
 
+    /// Frees the memory SQLite can do without (see ``Database/releaseMemory()``).
     func releaseMemory() {
         queue.sync { db.releaseMemory() }
     }
