@@ -34,8 +34,11 @@ public final class Row {
 
     /// The values of a `.values` row (nil and 0 for other rows), read
     /// without switching over ``storage``, whose copy retains every
-    /// payload. Valid as long as the row: its storage keeps them.
-    let copiedValues: UnsafeMutablePointer<DatabaseValue>?
+    /// payload. Valid as long as the row: its storage keeps them. Variable
+    /// only for the row that moves over a prefetch's rows (see
+    /// ``PrefetchedRowBuffer``), and only between two records it decodes:
+    /// no access overlaps another, so none is checked.
+    @exclusivity(unchecked) private(set) var copiedValues: UnsafeMutablePointer<DatabaseValue>?
     let copiedCount: Int
 
     /// The rows of the to-many associations prefetched with this row
@@ -62,6 +65,9 @@ public final class Row {
 
     /// True for the copy of a fetched row.
     private var isCopyOfFetchedRow = false
+    /// True for the row that moves over a prefetch's rows: its copies are
+    /// rows of their own.
+    private var isMoving = false
 
     /// The cache this statement row gives its copies, made at the first copy.
     private var cacheForCopies: RowDecodingCache?
@@ -102,6 +108,29 @@ public final class Row {
         decodingCache = nil
     }
 
+    /// A copied row of a fetch whose rows share `cache`: a prefetch's row.
+    convenience init(names: [String], values: RowValues, cache: RowDecodingCache) {
+        self.init(names: names, values: values)
+        isCopyOfFetchedRow = true
+        decodingCache = cache
+    }
+
+    /// A row that reads the prefetched row at `values` until it is moved
+    /// to another with ``move(to:)``.
+    convenience init(movingOver names: [String], values: RowValues, cache: RowDecodingCache) {
+        self.init(names: names, values: values, cache: cache)
+        isMoving = true
+    }
+
+    /// Reads the values at `start`, in the chunk of the row's storage, from
+    /// now on (a moving row only). Only ``copiedValues`` moves: the values of
+    /// a `.values` row are read there, and the storage keeps the chunk alive.
+    @inline(__always)
+    func move(to start: UnsafeMutablePointer<DatabaseValue>) {
+        assert(isMoving)
+        copiedValues = start
+    }
+
     init(base: Row, adapter: LayoutedRowAdapter) {
         storage = .adapted(base: base, adapter: adapter)
         copiedValues = nil
@@ -124,7 +153,9 @@ public final class Row {
     public func copy() -> Row {
         let copy: Row
         switch storage {
-        case .values: return self
+        case .values(let names, let values):
+            guard isMoving, let copiedValues else { return self }
+            copy = Row(names: names, values: RowValues(chunk: values.chunk, start: copiedValues, count: copiedCount), cache: decodingCache!)
         case .statement(let statement):
             let count = statement.columnCount
             let handle = statement.sqliteStatement

@@ -28,6 +28,19 @@ final class RowValueChunk: ManagedBuffer<RowValueChunk.Header, DatabaseValue> {
         return (chunk, start)
     }
 
+    /// A chunk with room for `capacity` values, to which this one's values
+    /// move; this one is left empty.
+    func moved(toCapacity capacity: Int) -> RowValueChunk {
+        let count = header.count
+        precondition(capacity >= count)
+        let chunk = RowValueChunk.make(capacity: capacity)
+        withUnsafeMutablePointers { header, elements in
+            _ = chunk.append(count) { $0.moveInitialize(from: elements, count: count) }
+            header.pointee.count = 0
+        }
+        return chunk
+    }
+
     /// Initializes `count` more values with `initialize` and returns where
     /// they start; nil when the chunk has no room for them.
     @inline(__always)

@@ -201,7 +201,7 @@ func decodeRecord<T>(_ record: any FetchableRecord.Type, as type: T.Type, from r
 
 /// `T(prefetchedRows:)` for `collection`, which is `T` itself, without a
 /// runtime cast.
-func decodeCollection<T>(_ collection: any PrefetchedRecordCollection.Type, as type: T.Type, from rows: [Row]) throws -> T {
+func decodeCollection<T>(_ collection: any PrefetchedRecordCollection.Type, as type: T.Type, from rows: PrefetchedRows) throws -> T {
     func make<C: PrefetchedRecordCollection>(_: C.Type) throws -> T {
         precondition(C.self == T.self)
         return reinterpret(try C(prefetchedRows: rows), as: T.self)
@@ -218,17 +218,27 @@ private func reinterpret<Value, T>(_ value: Value, as type: T.Type) -> T {
 /// row, as ``PrefetchedRowsDecoder`` would, without an unkeyed container
 /// and its per-element dispatch.
 protocol PrefetchedRecordCollection {
-    init(prefetchedRows rows: [Row]) throws
+    init(prefetchedRows rows: PrefetchedRows) throws
 }
 
 extension Array: PrefetchedRecordCollection where Element: FetchableRecord {
-    init(prefetchedRows rows: [Row]) throws {
-        self = try rows.map { try Element(row: $0) }
+    init(prefetchedRows rows: PrefetchedRows) throws {
+        // Not specialized (the element type is only known at run time):
+        // initializing memory costs no lookup of the array's metadata per
+        // record, as `append` would.
+        self = try Array(unsafeUninitializedCapacity: rows.count) { buffer, initializedCount in
+            try rows.forEach { row in
+                (buffer.baseAddress! + initializedCount).initialize(to: try Element(row: row))
+                initializedCount += 1
+            }
+        }
     }
 }
 
 extension Set: PrefetchedRecordCollection where Element: FetchableRecord {
-    init(prefetchedRows rows: [Row]) throws {
-        self = try Set(rows.map { try Element(row: $0) })
+    init(prefetchedRows rows: PrefetchedRows) throws {
+        var records = Set(minimumCapacity: rows.count)
+        try rows.forEach { records.insert(try Element(row: $0)) }
+        self = records
     }
 }

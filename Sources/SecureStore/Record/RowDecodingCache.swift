@@ -21,10 +21,10 @@ final class RowDecodingCache {
         let recordType: ObjectIdentifier
         /// A `ContainerBox<KeyedDecodingContainer<Key>>` for `keyType`.
         let box: AnyObject
-        /// The reader of the container, which the box retains.
-        unowned(unsafe) let reader: RowSourceReader
-        /// The plan of the reader, which the reader retains.
-        unowned(unsafe) let plan: ColumnPlan
+        /// The reader of the container, which does not retain it.
+        let reader: RowSourceReader
+        /// The plan of the reader.
+        let plan: ColumnPlan
 
         init(keyType: ObjectIdentifier, recordType: ObjectIdentifier, box: AnyObject, reader: RowSourceReader, plan: ColumnPlan) {
             self.keyType = keyType
@@ -38,8 +38,10 @@ final class RowDecodingCache {
     private let statement: Statement
     /// True for the cache of copied rows.
     private let isForCopies: Bool
-    /// The entry of the last record type, checked first.
-    private var last: Entry?
+    /// The entry of the last record type, checked first. Unretained
+    /// (``entries`` holds it), so that reading it for each record costs no
+    /// retain; no access to it overlaps another, so none is checked.
+    @exclusivity(unchecked) private var last: Unmanaged<Entry>?
     private var entries: [Entry] = []
 
     /// The cache of the rows that read `statement`.
@@ -61,11 +63,11 @@ final class RowDecodingCache {
         recordType: @autoclosure () -> any FetchableRecord.Type, row: Row
     ) -> KeyedDecodingContainer<Key> {
         let keyType = ObjectIdentifier(Key.self)
-        if let last, last.keyType == keyType, last.recordType == recordTypeID {
-            return reuse(last, keyedBy: Key.self, row: row)
+        if let last, last._withUnsafeGuaranteedRef({ $0.keyType == keyType && $0.recordType == recordTypeID }) {
+            return last._withUnsafeGuaranteedRef { reuse($0, keyedBy: Key.self, row: row) }
         }
         if let entry = entries.first(where: { $0.keyType == keyType && $0.recordType == recordTypeID }) {
-            last = entry
+            last = .passUnretained(entry)
             return reuse(entry, keyedBy: Key.self, row: row)
         }
         return makeContainer(keyedBy: type, recordType: recordType(), row: row)
@@ -87,11 +89,11 @@ final class RowDecodingCache {
         let reader = isForCopies
             ? RowSourceReader(borrowing: row, plan: plan, recordType: recordType)
             : RowSourceReader(source: .statement(statement), plan: plan, recordType: recordType)
-        let container = KeyedDecodingContainer(RowKeyedContainer<Key>(reader: reader))
+        let container = KeyedDecodingContainer(RowKeyedContainer<Key>(cachedReader: reader))
         let entry = Entry(keyType: ObjectIdentifier(Key.self), recordType: ObjectIdentifier(recordType),
                           box: ContainerBox(container), reader: reader, plan: plan)
         entries.append(entry)
-        last = entry
+        last = .passUnretained(entry)
         return container
     }
 }

@@ -16,7 +16,7 @@ enum Prefetcher {
     static let maximumArgumentCount = 999
 
     static func prefetch(_ db: Database, associations: [SQLAssociation], from origin: SQLRelation, into rows: [Row]) throws {
-        guard let firstRow = rows.first else { return }
+        guard !rows.isEmpty else { return }
         for association in associations {
             guard case .foreignKey(let foreignKey) = association.pivot.condition else {
                 throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "cannot prefetch an association without a foreign key")
@@ -38,31 +38,112 @@ enum Prefetcher {
                 let filter = try keyFilter(db, column: pivotColumns[0], leftColumn: leftColumns[0], rows: rows)
                 makeRequest = { childRequest(association, filter: filter, pivotColumns: $0 ? pivotColumns : []) }
             }
-            let children: [Row]
             if let observer = db.prefetchObserver {
                 // A dump prints the association's request and its own
                 // prefetches; this fetch runs without the observer.
                 db.prefetchObserver = nil
                 defer { db.prefetchObserver = observer }
                 try observer(makeRequest(false), association.keyPath)
-                children = try makeRequest(true).fetchAll(db)
+                try fetch(db, makeRequest(true), pivotColumns: pivotColumns, leftColumns: leftColumns, into: rows, forKeyPath: association.keyPath)
             } else {
-                children = try makeRequest(true).fetchAll(db)
-            }
-            let parentIndexes = try indexes(of: leftColumns, in: firstRow)
-            if parentIndexes.count == 1 {
-                let groups = try group(consume children, byColumn: "grdb_" + pivotColumns[0], into: rows, parentColumn: parentIndexes[0])
-                for (row, children) in zip(rows, groups) {
-                    row.prefetchedRowsStorage.setRows(children, forKeyPath: association.keyPath)
-                }
-            } else {
-                let groups = try group(children, byColumns: pivotColumns.map { "grdb_" + $0 })
-                for row in rows {
-                    let key = parentIndexes.map { row.databaseValue(atIndex: $0) }
-                    row.prefetchedRowsStorage.setRows(groups[key] ?? [], forKeyPath: association.keyPath)
-                }
+                try fetch(db, makeRequest(true), pivotColumns: pivotColumns, leftColumns: leftColumns, into: rows, forKeyPath: association.keyPath)
             }
         }
+    }
+
+    /// Fetches the children and gives each parent its own, in fetch order.
+    ///
+    /// Plain rows (no scope of a joined association, no prefetch of their
+    /// own) are kept side by side in one ``PrefetchedRowBuffer``; the others
+    /// are rows of their own.
+    private static func fetch(_ db: Database, _ request: QueryInterfaceRequest<Row>, pivotColumns: [String], leftColumns: [String],
+                              into parents: [Row], forKeyPath keyPath: [String]) throws {
+        let prepared = try request.makePreparedRequest(db, forSingleResult: false)
+        let parentColumns = try indexes(of: leftColumns, in: parents[0])
+        let pivotNames = pivotColumns.map { "grdb_" + $0 }
+        if prepared.adapter == nil && prepared.supplementaryFetch == nil {
+            let buffer = try PrefetchedRowBuffer(fetching: prepared.statement)
+            let childColumns = try pivotNames.map { name in
+                guard let index = buffer.names.firstIndex(where: { $0.isEqualIgnoringCase(name) }) else { throw missingColumn(name) }
+                return index
+            }
+            let parentOfChild = parentPositions(parents: parents, parentColumns: parentColumns, childCount: buffer.rowCount,
+                                                childColumns: childColumns) { buffer.values(at: $0)[$1] }
+            let ranges = parentOfChild.sharedRanges(buffer.group(parentCount: parents.count, parentOfRow: parentOfChild.positions))
+            for (parent, range) in zip(parents, ranges) {
+                parent.prefetchedRowsStorage.setRows(.buffered(buffer, range), forKeyPath: keyPath)
+            }
+        } else {
+            let children = try prepared.fetchAllRows(db)
+            guard let first = children.first else {
+                for parent in parents { parent.prefetchedRowsStorage.setRows(.rows([]), forKeyPath: keyPath) }
+                return
+            }
+            let parentOfChild = try parentPositions(parents: parents, parentColumns: parentColumns, childCount: children.count,
+                                                    childColumns: indexes(of: pivotNames, in: first)) { children[$0].databaseValue(atIndex: $1) }
+            let (order, ranges) = PrefetchedRowBuffer.group(parentCount: parents.count, parentOfRow: parentOfChild.positions)
+            for (parent, range) in zip(parents, parentOfChild.sharedRanges(ranges)) {
+                parent.prefetchedRowsStorage.setRows(.rows(order[range].map { children[Int($0)] }), forKeyPath: keyPath)
+            }
+        }
+    }
+
+    /// The parent of each child, by key.
+    private struct ParentPositions {
+        /// The parent position of each child, -1 for none.
+        var positions: [Int32]
+        /// The parent that stands for each parent: itself, or the first
+        /// parent with the same key. Nil when no two parents share a key.
+        var owners: [Int]?
+
+        /// `ranges` (the children of each owner), with each parent given
+        /// the range of its owner.
+        func sharedRanges(_ ranges: [Range<Int>]) -> [Range<Int>] {
+            guard let owners else { return ranges }
+            return owners.map { ranges[$0] }
+        }
+    }
+
+    /// A parent key of one column is a value, of several columns an array
+    /// of values.
+    private static func parentPositions(
+        parents: [Row], parentColumns: [Int], childCount: Int, childColumns: [Int],
+        childValue: (_ child: Int, _ column: Int) -> DatabaseValue
+    ) -> ParentPositions {
+        if parentColumns.count == 1 {
+            let (parentColumn, childColumn) = (parentColumns[0], childColumns[0])
+            let keys = parents.map { $0.databaseValue(atIndex: parentColumn) }
+            let integers = keys.compactMap(\.exactInt64)
+            if integers.count == keys.count {
+                // The common case, integer keys: in a table when they are
+                // dense (ids), hashed as integers otherwise.
+                if let index = DenseKeyIndex(keys: integers) {
+                    return parentPositions(index, parentCount: parents.count, parentKey: { integers[$0] },
+                                           childCount: childCount, childKey: { childValue($0, childColumn).exactInt64 })
+                }
+                return parentPositions(HashedKeyIndex<Int64>(), parentCount: parents.count, parentKey: { integers[$0] },
+                                       childCount: childCount, childKey: { childValue($0, childColumn).exactInt64 })
+            }
+            return parentPositions(HashedKeyIndex<DatabaseValue>(), parentCount: parents.count, parentKey: { keys[$0] },
+                                   childCount: childCount, childKey: { childValue($0, childColumn) })
+        }
+        return parentPositions(HashedKeyIndex<[DatabaseValue]>(), parentCount: parents.count,
+                               parentKey: { parent in parentColumns.map { parents[parent].databaseValue(atIndex: $0) } },
+                               childCount: childCount, childKey: { child in childColumns.map { childValue(child, $0) } })
+    }
+
+    private static func parentPositions<Index: ParentKeyIndex>(
+        _ index: Index, parentCount: Int, parentKey: (Int) -> Index.Key, childCount: Int, childKey: (Int) -> Index.Key?
+    ) -> ParentPositions {
+        var index = index
+        // Several parents may share a key: the first one stands for all.
+        var owners = Array(0..<parentCount)
+        var sharesKeys = false
+        for parent in 0..<parentCount {
+            if let owner = index.insert(parentKey(parent), parent: parent) { owners[parent] = owner; sharesKeys = true }
+        }
+        let positions = (0..<childCount).map { child in childKey(child).flatMap { index.parent(of: $0) }.map(Int32.init) ?? -1 }
+        return ParentPositions(positions: positions, owners: sharesKeys ? owners : nil)
     }
 
     /// What prefetching `association` reads, whatever the parents' keys: its
@@ -93,17 +174,26 @@ enum Prefetcher {
         guard let index = rows.first?.index(forColumn: leftColumn) else {
             throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "column \(leftColumn) is not selected: it is needed to prefetch associated records")
         }
-        var keys = Set(rows.map { $0.databaseValue(atIndex: index) })
-        keys.remove(.null)
+        let values = rows.map { $0.databaseValue(atIndex: index) }
         let sorted: [DatabaseValue]
-        let integers = keys.compactMap { key -> Int64? in
-            if case .int64(let integer) = key.storage { return integer }
+        let integers = values.compactMap { value -> Int64? in
+            if case .int64(let integer) = value.storage { return integer }
             return nil
         }
-        if integers.count == keys.count {
-            // The common case, integer keys, sorted as integers.
-            sorted = integers.sorted().map { DatabaseValue(storage: .int64($0)) }
+        if integers.count == values.count {
+            // The common case, integer keys, sorted and made distinct as
+            // integers.
+            var distinct: [DatabaseValue] = []
+            distinct.reserveCapacity(integers.count)
+            var previous: Int64?
+            for key in integers.sorted() where key != previous {
+                distinct.append(DatabaseValue(storage: .int64(key)))
+                previous = key
+            }
+            sorted = distinct
         } else {
+            var keys = Set(values)
+            keys.remove(.null)
             sorted = keys.sorted(by: DatabaseValue.sortsBefore)
         }
         if sorted.count > maximumArgumentCount {
@@ -119,65 +209,80 @@ enum Prefetcher {
 
     private static func indexes(of columns: [String], in row: Row) throws -> [Int] {
         try columns.map { column in
-            guard let index = row.index(forColumn: column) else {
-                throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "column \(column) is not selected: it is needed to prefetch associated records")
-            }
+            guard let index = row.index(forColumn: column) else { throw missingColumn(column) }
             return index
         }
     }
 
-    /// The children of each parent, in the parents' order, for a key of
-    /// one column.
-    ///
-    /// The children are moved out of their array rather than copied: with
-    /// many children, each retain of a row that left the processor's caches
-    /// costs a memory access, and this loop would pay it twice per child.
-    private static func group(_ children: consuming [Row], byColumn column: String, into parents: [Row], parentColumn: Int) throws -> [[Row]] {
-        var groups = [[Row]](repeating: [], count: parents.count)
-        guard let first = children.first else { return groups }
-        let childColumn = try indexes(of: [column], in: first)[0]
-        var parentOfKey: [DatabaseValue: Int] = [:]
-        parentOfKey.reserveCapacity(parents.count)
-        var sharesKeys = false
-        for position in parents.indices {
-            // Several parents may share a key: the first one stands for all.
-            let key = parents[position].databaseValue(atIndex: parentColumn)
-            if parentOfKey[key] == nil { parentOfKey[key] = position } else { sharesKeys = true }
-        }
-        // Each moved-out child is replaced by one shared row, which the
-        // array releases when it goes.
-        let placeholder = first
-        // Room for the average number of children, so that most groups
-        // are allocated once.
-        let average = (children.count + parents.count - 1) / Swift.max(parents.count, 1)
-        children.withUnsafeMutableBufferPointer { buffer in
-            guard let base = buffer.baseAddress else { return }
-            for position in 0..<buffer.count {
-                let child = (base + position).move()
-                (base + position).initialize(to: placeholder)
-                if let owner = parentOfKey[child.databaseValue(atIndex: childColumn)] {
-                    if groups[owner].isEmpty { groups[owner].reserveCapacity(average) }
-                    groups[owner].append(child)
-                }
-            }
-        }
-        // Parents that share a key get the same children.
-        for position in parents.indices where sharesKeys {
-            if let owner = parentOfKey[parents[position].databaseValue(atIndex: parentColumn)], owner != position {
-                groups[position] = groups[owner]
-            }
-        }
-        return groups
+    private static func missingColumn(_ column: String) -> DatabaseError {
+        DatabaseError(resultCode: .SQLITE_MISUSE, message: "column \(column) is not selected: it is needed to prefetch associated records")
     }
 
-    private static func group(_ rows: [Row], byColumns columns: [String]) throws -> [[DatabaseValue]: [Row]] {
-        guard let first = rows.first else { return [:] }
-        let indexes = try indexes(of: columns, in: first)
-        return Dictionary(grouping: rows) { row in indexes.map { row.databaseValue(atIndex: $0) } }
+}
+
+/// The parent of each key, for grouping prefetched rows.
+private protocol ParentKeyIndex {
+    associatedtype Key
+    /// Records `parent` for `key`, unless the key has a parent already:
+    /// then returns that parent.
+    mutating func insert(_ key: Key, parent: Int) -> Int?
+    func parent(of key: Key) -> Int?
+}
+
+private struct HashedKeyIndex<Key: Hashable>: ParentKeyIndex {
+    private var parents: [Key: Int] = [:]
+
+    mutating func insert(_ key: Key, parent: Int) -> Int? {
+        if let owner = parents[key] { return owner }
+        parents[key] = parent
+        return nil
+    }
+
+    func parent(of key: Key) -> Int? { parents[key] }
+}
+
+/// Integer keys that fill most of their range (row ids): a table indexed
+/// by key, without hashing.
+private struct DenseKeyIndex: ParentKeyIndex {
+    private let low: Int64
+    private var parents: [Int32]
+
+    /// Nil when the keys spread over more than four times their number.
+    init?(keys: [Int64]) {
+        guard let low = keys.min(), let high = keys.max() else { return nil }
+        let (span, overflow) = high.subtractingReportingOverflow(low)
+        guard !overflow, span < 4 * Swift.max(Int64(keys.count), 16) else { return nil }
+        self.low = low
+        parents = Array(repeating: -1, count: Int(span) + 1)
+    }
+
+    mutating func insert(_ key: Int64, parent: Int) -> Int? {
+        let slot = Int(key - low)
+        if parents[slot] >= 0 { return Int(parents[slot]) }
+        parents[slot] = Int32(parent)
+        return nil
+    }
+
+    func parent(of key: Int64) -> Int? {
+        guard key >= low, key - low < Int64(parents.count) else { return nil }
+        let parent = parents[Int(key - low)]
+        return parent >= 0 ? Int(parent) : nil
     }
 }
 
 extension DatabaseValue {
+    /// The integer equal to this value (`==` compares integers and reals
+    /// by value), or nil.
+    var exactInt64: Int64? {
+        switch storage {
+        case .int64(let value): return value
+        case .double(let value):
+            guard let integer = Int64(exactly: value), Double(exactly: integer) == value else { return nil }
+            return integer
+        default: return nil
+        }
+    }
+
     /// SQLite's order: NULL, numbers, text, blobs.
     static func sortsBefore(_ lhs: DatabaseValue, _ rhs: DatabaseValue) -> Bool {
         func rank(_ value: DatabaseValue) -> Int {

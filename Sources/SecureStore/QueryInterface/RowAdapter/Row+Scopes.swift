@@ -68,17 +68,19 @@ extension Row {
     /// The records of a prefetched association.
     public func decode<Collection: RangeReplaceableCollection>(_ type: Collection.Type = Collection.self, forKey key: String) throws -> Collection
     where Collection.Element: FetchableRecord {
-        guard let rows = prefetchedRows[key] else { throw missingPrefetchKey(key) }
+        guard let rows = prefetchedRows.rows(forKey: key) else { throw missingPrefetchKey(key) }
         var collection = Collection()
         collection.reserveCapacity(rows.count)
-        for row in rows { collection.append(try Collection.Element(row: row)) }
+        try rows.forEach { collection.append(try Collection.Element(row: $0)) }
         return collection
     }
 
     /// The records of a prefetched association, as a set.
     public func decode<Record: FetchableRecord & Hashable>(_ type: Set<Record>.Type = Set<Record>.self, forKey key: String) throws -> Set<Record> {
-        guard let rows = prefetchedRows[key] else { throw missingPrefetchKey(key) }
-        return Set(try rows.map { try Record(row: $0) })
+        guard let rows = prefetchedRows.rows(forKey: key) else { throw missingPrefetchKey(key) }
+        var records = Set<Record>(minimumCapacity: rows.count)
+        try rows.forEach { records.insert(try Record(row: $0)) }
+        return records
     }
 
     private func missingPrefetchKey(_ key: String) -> RowDecodingError {
@@ -232,7 +234,7 @@ extension Row {
     public struct PrefetchedRowsView: Equatable, Sendable {
         struct Prefetch: Equatable, @unchecked Sendable {
             /// Nil for the intermediate steps of an association through others.
-            var rows: [Row]?
+            var rows: PrefetchedRows?
             var prefetches: OrderedDictionary<String, Prefetch>
         }
 
@@ -259,6 +261,12 @@ extension Row {
 
         /// The rows of a key, the shallowest first.
         public subscript(_ key: String) -> [Row]? {
+            rows(forKey: key)?.array
+        }
+
+        /// The rows of a key, the shallowest first, without making a row of
+        /// its own for each.
+        func rows(forKey key: String) -> PrefetchedRows? {
             // The common case first, without building the queue.
             if let rows = prefetches[key]?.rows { return rows }
             if prefetches.values.allSatisfy({ $0.prefetches.isEmpty }) { return nil }
@@ -271,11 +279,11 @@ extension Row {
             return nil
         }
 
-        mutating func setRows(_ rows: [Row], forKeyPath keyPath: [String]) {
+        mutating func setRows(_ rows: PrefetchedRows, forKeyPath keyPath: [String]) {
             Self.setRows(rows, forKeyPath: keyPath[...], in: &prefetches)
         }
 
-        private static func setRows(_ rows: [Row], forKeyPath keyPath: ArraySlice<String>,
+        private static func setRows(_ rows: PrefetchedRows, forKeyPath keyPath: ArraySlice<String>,
                                     in prefetches: inout OrderedDictionary<String, Prefetch>) {
             guard let key = keyPath.first else { return }
             var prefetch = prefetches[key] ?? Prefetch(rows: nil, prefetches: [:])
