@@ -151,6 +151,78 @@ final class DatabasePoolTests: SecureStoreTestCase {
         XCTAssertEqual(cli.stdout, "2\n", cli.stderr)
     }
 
+    /// GRDB's way: change the key in a barrier, then invalidate the readers,
+    /// whose `prepareDatabase` gives the new passphrase when they reopen.
+    func testInvalidateReadOnlyConnectionsReopensTheReadersWithTheNewPassphrase() throws {
+        let passphrase = Locked("secret")
+        var config = Configuration()
+        config.prepareDatabase { db in try db.usePassphrase(passphrase.value) }
+        let dbPool = try DatabasePool(path: path("pool.sqlite"), configuration: config)
+        try dbPool.write { db in try db.execute(sql: "CREATE TABLE t (a); INSERT INTO t VALUES (1)") }
+        let before = try dbPool.read { db in db.description }
+        try dbPool.barrierWriteWithoutTransaction { db in
+            passphrase.value = "new secret"
+            try db.changePassphrase("new secret")
+            dbPool.invalidateReadOnlyConnections()
+        }
+        let (after, count) = try dbPool.read { db in (db.description, try Int.fetchOne(db, sql: "SELECT count(*) FROM t")) }
+        XCTAssertNotEqual(after, before, "the reader of before the change is closed")
+        XCTAssertEqual(count, 1)
+        try dbPool.close()
+        let cli = try CommandLineClient.sqlcipher(path("pool.sqlite"), preamble: "PRAGMA key = 'new secret';", sql: "SELECT count(*) FROM t;")
+        XCTAssertEqual(cli.stdout, "1\n", cli.stderr)
+    }
+
+    /// GRDB's way to set cipher options: pragmas after the key, in
+    /// prepareDatabase. The pool's readers, keyed with a key the pool
+    /// derives once, must derive it with that `kdf_iter` too.
+    func testKDFIterationsSetInPrepareDatabaseReachThePoolsReaders() throws {
+        let created = try CommandLineClient.sqlcipher(path("kdf.sqlite"), preamble: "PRAGMA key = 'secret'; PRAGMA kdf_iter = 128000;",
+                                                      sql: "CREATE TABLE t (a); INSERT INTO t VALUES (1);")
+        XCTAssertEqual(created.status, 0, created.stderr)
+        var config = Configuration()
+        config.prepareDatabase { db in
+            try db.usePassphrase("secret")
+            try db.execute(sql: "PRAGMA kdf_iter = 128000")
+        }
+        config.maximumReaderCount = 3
+        let dbPool = try DatabasePool(path: path("kdf.sqlite"), configuration: config)
+        try dbPool.write { db in try db.execute(sql: "INSERT INTO t VALUES (2)") }
+        // Three readers at once: each opens with the pool's derived key.
+        let counts = Locked<[Int]>([])
+        DispatchQueue.concurrentPerform(iterations: 3) { _ in
+            let count = try? dbPool.read { db -> Int? in
+                Thread.sleep(forTimeInterval: 0.05)
+                XCTAssertEqual(try Int.fetchOne(db, sql: "PRAGMA kdf_iter"), 128000)
+                return try Int.fetchOne(db, sql: "SELECT count(*) FROM t")
+            }
+            counts.mutate { $0.append(count.flatMap { $0 } ?? -1) }
+        }
+        XCTAssertEqual(counts.value, [2, 2, 2])
+        XCTAssertLessThanOrEqual(dbPool.keyDerivationCount, 2, "the key is derived once per iteration count, not per reader")
+        // A new file: SQLCipher derives the writer's key, the pool the readers'.
+        let fresh = try DatabasePool(path: path("fresh.sqlite"), configuration: config)
+        try fresh.write { db in try db.execute(sql: "CREATE TABLE t (a); INSERT INTO t VALUES (1)") }
+        XCTAssertEqual(try fresh.read { db in try Int.fetchOne(db, sql: "SELECT a FROM t") }, 1)
+        try fresh.close()
+        let cli = try CommandLineClient.sqlcipher(path("fresh.sqlite"), preamble: "PRAGMA key = 'secret'; PRAGMA kdf_iter = 128000;",
+                                                  sql: "SELECT a FROM t;")
+        XCTAssertEqual(cli.stdout, "1\n", cli.stderr)
+    }
+
+    func testAReaderInUseWhenInvalidatedIsClosedWhenItsReadEnds() throws {
+        let dbPool = try makePool(readers: 1)
+        try dbPool.write { db in try db.execute(sql: "CREATE TABLE t (a)") }
+        let first = try dbPool.read { db in
+            dbPool.invalidateReadOnlyConnections()
+            return db.description
+        }
+        let second = try dbPool.read { db in db.description }
+        let third = try dbPool.read { db in db.description }
+        XCTAssertNotEqual(first, second)
+        XCTAssertEqual(second, third, "a reader that was not invalidated is reused")
+    }
+
     func testMigratorAndRecordsWorkOnAPool() throws {
         let dbPool = try makePool()
         let migrator = ZaloraMigrations.swiftMigrator()

@@ -220,6 +220,21 @@ final class EncryptionRoundTripTests: SecureStoreTestCase {
         XCTAssertGreaterThanOrEqual(Database.sqliteLibVersionNumber, 3_015_000)
     }
 
+    func testCipherProviderFipsStatusAndLogging() throws {
+        try makeEncryptedQueue().read { db in
+            XCTAssertEqual(try db.cipherProvider, "openssl")
+            let providerVersion = try db.cipherProviderVersion
+            XCTAssertTrue(providerVersion?.hasPrefix("OpenSSL") == true, providerVersion ?? "nil")
+            XCTAssertEqual(try db.cipherFipsStatus, "0")
+            // SQLCipher 3 has no logs: asking for them is an error that says
+            // so, not a pragma that SQLite would silently ignore.
+            XCTAssertThrowsError(try db.enableCipherLogging(logLevel: .error, target: .stderr)) { error in
+                XCTAssertTrue("\(error)".contains("need SQLCipher 4.0 or later"), "\(error)")
+            }
+            XCTAssertThrowsError(try db.disableCipherLogging())
+        }
+    }
+
     /// A file as an iOS app using GRDB with SQLCipher 3 would leave it: WAL
     /// mode, a `grdb_migrations` table, default cipher settings.
     func testFileInTheShapeOfAGRDBAppOpens() throws {

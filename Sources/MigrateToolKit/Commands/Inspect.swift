@@ -30,7 +30,7 @@ extension MigrateToolCommand {
         }
 
         func run() throws {
-            try Output.run(json: output.json) {
+            try Output.run(json: output.json, file: database) {
                 try DatabaseFile.check(database, for: .read)
                 let key = try key.resolve()
                 let migrator = try migrations.migrator(required: false)

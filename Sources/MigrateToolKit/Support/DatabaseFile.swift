@@ -39,6 +39,21 @@ enum DatabaseFile {
         return stat(path, &info) == 0 ? Int64(info.st_size) : 0
     }
 
+    /// Throws when the file ends inside a page: a file cut short. SQLite
+    /// itself reports a file shorter than its header says only when a
+    /// missing page is read, and it rounds a partial last page up, so a
+    /// command that reads the schema only would not notice.
+    private static func checkWholePages(_ path: String, _ dbQueue: DatabaseQueue) throws {
+        let pageSize = try dbQueue.read { db in try Int.fetchOne(db, sql: "PRAGMA page_size") } ?? 0
+        let fileSize = size(path)
+        guard pageSize > 0, fileSize % Int64(pageSize) != 0 else { return }
+        try? dbQueue.close()
+        throw ToolError(.notADatabase, """
+            \(path): the file is truncated or damaged: \(fileSize) bytes is not a whole number of \(pageSize)-byte pages \
+            (restore it from a backup; `verify` tells more)
+            """)
+    }
+
     /// Opens the database, verifying the key. Read-only opens never create
     /// or change the file.
     static func open(_ path: String, key: DatabaseKey?, readonly: Bool, busyTimeout: Double) throws -> DatabaseQueue {
@@ -49,7 +64,11 @@ enum DatabaseFile {
         }()
         config.busyMode = .timeout(busyTimeout)
         do {
-            return try DatabaseQueue(path: path, configuration: config)
+            let dbQueue = try DatabaseQueue(path: path, configuration: config)
+            try checkWholePages(path, dbQueue)
+            return dbQueue
+        } catch let error as ToolError {
+            throw error
         } catch let error as DatabaseError where error.resultCode == .SQLITE_NOTADB {
             var message = error.message ?? "file is not a database"
             if let key { message += " [\(key.origin)]" }

@@ -45,7 +45,7 @@ enum ErrorMapping {
     private static func databaseError(_ error: DatabaseError, file: String) -> ToolError {
         // SecureStore's messages name the path already; add it otherwise.
         let text = error.message ?? "SQLite error \(error.resultCode.rawValue)"
-        let message = text.contains(file) ? text : "\(file): \(text)"
+        let message = file.isEmpty || text.contains(file) ? text : "\(file): \(text)"
         switch error.resultCode {
         case .SQLITE_CORRUPT:
             return ToolError(.notADatabase, "\(message): the file is damaged or truncated (`verify` tells where)")

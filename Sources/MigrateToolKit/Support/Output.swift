@@ -28,15 +28,16 @@ enum Output {
     }
 
     /// Runs a command body; reports a thrown error once (text on stderr, and
-    /// a JSON object on stdout with --json) and exits with its code.
-    static func run(json: Bool, _ body: () throws -> ToolExitCode) throws {
+    /// a JSON object on stdout with --json) and exits with its code. An
+    /// error of the database names `file`, when the command has one.
+    static func run(json: Bool, file: String = "", _ body: () throws -> ToolExitCode) throws {
         let code: ToolExitCode
         do {
             code = try body()
         } catch let exit as ExitCode {
             throw exit
         } catch {
-            let toolError = ErrorMapping.toolError(error, file: "")
+            let toolError = ErrorMapping.toolError(error, file: file)
             Output.error(toolError.message)
             if json { Output.json(ErrorReport(error: toolError.message, exitCode: toolError.code.rawValue)) }
             throw ExitCode(toolError.code.rawValue)

@@ -32,19 +32,33 @@ extension Database {
     public func usePassphrase(_ passphrase: Data) throws {
         guard !passphrase.isEmpty else { throw Database.emptyKeyError() }
         guard let cache = configuration.keyCache else { return try applyKey(passphrase) }
-        let iterations = configuration.cipherSettings.kdfIterations ?? 64000
+        let iterations = cache.iterations(configured: configuration.cipherSettings.kdfIterations ?? 64000)
         lastPassphrase = passphrase
         if var keyAndSalt = cache.keyAndSalt(passphrase: passphrase, path: path, iterations: iterations) {
             defer { keyAndSalt.resetBytes(in: 0..<keyAndSalt.count) }
             var text = try Database.rawKeyText(keyAndSalt)
             defer { text.resetBytes(in: 0..<text.count) }
-            return try applyKey(text)
+            try applyKey(text)
+            derivedKeyIterations = iterations
+            return
         }
         // A new file has no salt yet: SQLCipher derives this one.
         lastPassphrase = passphrase
         var effective = cache.effectivePassphrase(passphrase)
         defer { effective.resetBytes(in: 0..<effective.count) }
         try applyKey(effective)
+    }
+
+    /// True when this connection was given a key derived by the pool with
+    /// another `kdf_iter` than the one `prepareDatabase` set after it: the
+    /// key is wrong, and `prepareDatabase` must run again. The pool derives
+    /// with the new count from then on.
+    func derivedKeyMissesIterations() throws -> Bool {
+        guard let used = derivedKeyIterations, let cache = configuration.keyCache else { return false }
+        derivedKeyIterations = nil
+        guard let effective = try Int.fetchOne(self, sql: "PRAGMA kdf_iter"), effective != used else { return false }
+        cache.observe(iterations: effective)
+        return true
     }
 
     /// Gives a raw 256-bit key (32 bytes), which skips key derivation, or 48

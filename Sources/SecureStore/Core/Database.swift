@@ -43,6 +43,9 @@ public final class Database {
     /// In a pool, the passphrase `prepareDatabase` gave, so that a
     /// passphrase change can map it to the new one.
     var lastPassphrase: Data?
+    /// The `kdf_iter` of the key the pool derived for this connection, until
+    /// `prepareDatabase` has run.
+    var derivedKeyIterations: Int?
     var readOnlyDepth = 0
 
     /// The SQLite version of the library in use, e.g. 3015002 for 3.15.2.
@@ -92,6 +95,11 @@ public final class Database {
         try setUpBusyMode()
         do {
             for setup in configuration.setups { try setup(self) }
+            if try derivedKeyMissesIterations() {
+                // Keyed again before the first read, this time with the
+                // iterations prepareDatabase sets.
+                for setup in configuration.setups { try setup(self) }
+            }
             // cipher_migrate must run before the first read: it opens with
             // checksKey false, and nothing else of setUp reads.
             guard checksKey else { return }

@@ -213,6 +213,21 @@ public final class DatabasePool: DatabaseWriter {
         releaseMemory()
     }
 
+    /// Closes the reader connections: the idle ones now, the ones in use
+    /// when their read ends. The next reads open new connections, which run
+    /// ``Configuration/prepareDatabase(_:)`` again. Call it after changing
+    /// the passphrase, as GRDB documents:
+    ///
+    /// ```swift
+    /// try dbPool.barrierWriteWithoutTransaction { db in
+    ///     try db.changePassphrase("new secret")
+    ///     dbPool.invalidateReadOnlyConnections()
+    /// }
+    /// ```
+    public func invalidateReadOnlyConnections() {
+        readers.invalidateAll()
+    }
+
     /// Stops the statements running on the writer and on every reader in
     /// use (see ``DatabaseReader/interrupt()``).
     public func interrupt() {
@@ -351,10 +366,27 @@ final class ReaderPool: @unchecked Sendable {
     }
 
     private func giveBack(_ reader: SerializedDatabase) {
-        lock.withLock {
+        let isStale = lock.withLock { () -> Bool in
             inUse[ObjectIdentifier(reader)] = nil
+            if stale.remove(ObjectIdentifier(reader)) != nil { return true }
             idle.append(reader)
+            return false
         }
+        if isStale { try? reader.close() }
+    }
+
+    /// The readers in use when ``invalidateAll()`` ran: closed when given back.
+    private var stale: Set<ObjectIdentifier> = []
+
+    /// Closes the idle readers now and the readers in use when their read
+    /// ends; new reads open new readers.
+    func invalidateAll() {
+        let closing = lock.withLock { () -> [SerializedDatabase] in
+            stale.formUnion(inUse.keys)
+            defer { idle.removeAll() }
+            return idle
+        }
+        for reader in closing { try? reader.close() }
     }
 
     /// The reader in use whose queue runs the caller, if any.

@@ -33,6 +33,21 @@ final class DerivedKeyCache: @unchecked Sendable {
     /// that still give the old one get the new key.
     private var replacements: [(old: Data, new: Data)] = []
     private(set) var derivationCount = 0
+    /// The `kdf_iter` that `prepareDatabase` sets after the key, when it
+    /// sets one (GRDB's way: `PRAGMA kdf_iter` after `usePassphrase`): keys
+    /// are derived with it from then on.
+    private var observedIterations: Int?
+
+    /// The iterations to derive keys with: those `prepareDatabase` was seen
+    /// to set, or `configured`.
+    func iterations(configured: Int) -> Int {
+        lock.withLock { observedIterations ?? configured }
+    }
+
+    /// Remembers the `kdf_iter` a connection ended its `prepareDatabase` with.
+    func observe(iterations: Int) {
+        lock.withLock { observedIterations = iterations }
+    }
 
     deinit {
         for index in entries.indices {

@@ -255,3 +255,15 @@ extension String {
         "\"" + replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 }
+
+/// `count` SQL parameter placeholders separated by commas, for statements
+/// written by hand:
+///
+/// ```swift
+/// let ids = [1, 2, 3]
+/// let sql = "SELECT * FROM player WHERE id IN (\(databaseQuestionMarks(count: ids.count)))"
+/// let players = try Player.fetchAll(db, sql: sql, arguments: StatementArguments(ids))
+/// ```
+public func databaseQuestionMarks(count: Int) -> String {
+    Array(repeating: "?", count: count).joined(separator: ",")
+}

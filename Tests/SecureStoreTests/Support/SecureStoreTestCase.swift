@@ -73,3 +73,16 @@ final class TraceBox: @unchecked Sendable {
     var last: String? { lock.withLock { statements.last } }
     func allStatements() -> [String] { lock.withLock { statements } }
 }
+
+/// A value that closures on connection queues read and tests change.
+final class Locked<Value>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: Value
+    init(_ value: Value) { stored = value }
+    var value: Value {
+        get { lock.withLock { stored } }
+        set { lock.withLock { stored = newValue } }
+    }
+    /// Changes the value in one step (`value.append` would read, then write).
+    func mutate(_ body: (inout Value) -> Void) { lock.withLock { body(&stored) } }
+}
