@@ -119,6 +119,13 @@ final class QueryInterfaceTests: SecureStoreTestCase {
             XCTAssertEqual(try Reader.filter(age == nil).updateAll(db, age.set(to: 7), name.set(to: "C.")), 1)
             XCTAssertEqual(traced.last, "UPDATE \"readers\" SET \"age\" = 7, \"name\" = 'C.' WHERE \"age\" IS NULL")
             XCTAssertEqual(try Reader.updateAll(db, age.set(to: age + 1)), 3)
+            // A column that is not overwritten is left out; bitwise
+            // assignments as in GRDB.
+            XCTAssertEqual(try Reader.filter(name == "Arthur").updateAll(db, [name.noOverwrite, age <<= 1, age |= 1]), 1)
+            XCTAssertEqual(traced.last, "UPDATE \"readers\" SET \"age\" = \"age\" << 1, \"age\" = \"age\" | 1 WHERE \"name\" = 'Arthur'")
+            XCTAssertEqual(try Reader.filter(name == "Arthur").updateAll(db, [age >>= 1, age &= 127]), 1)
+            XCTAssertEqual(try Reader.filter(name == "Arthur").fetchOne(db)?.age, 43)
+            XCTAssertEqual(try Reader.updateAll(db, [name.noOverwrite]), 0, "nothing to set: no statement")
             XCTAssertEqual(try Reader.filter(name == "C.").deleteAll(db), 1)
             XCTAssertEqual(traced.last, "DELETE FROM \"readers\" WHERE \"name\" = 'C.'")
             XCTAssertEqual(try Reader.fetchAll(db).compactMap(\.age), [43, 37])
@@ -143,6 +150,58 @@ final class QueryInterfaceTests: SecureStoreTestCase {
             XCTAssertTrue(try Reader.deleteOne(db, key: 1))
             XCTAssertFalse(try Reader.deleteOne(db, key: 1))
             XCTAssertEqual(try Reader.fetchCount(db), 2)
+        }
+    }
+
+    private struct Member: Codable, FetchableRecord, MutablePersistableRecord {
+        static let databaseTableName = "readers"
+        var id: Int64?
+        var name: String
+        var age: Int?
+        enum Columns {
+            static let name = Column("name")
+        }
+    }
+
+    /// RETURNING (SQLite 3.35) and UPSERT (3.24): an error that names them,
+    /// before `modify` runs and before anything is written.
+    func testMethodsThatNeedReturningOrUpsertThrowBeforeAnyChange() throws {
+        try dbQueue.write { db in
+            var member = try XCTUnwrap(Member.fetchOne(db, key: 1))
+            var modified = false
+            XCTAssertThrowsError(try member.updateChangesAndFetch(db) { modified = true; $0.name = "Z" }) { error in
+                XCTAssertTrue("\(error)".contains("RETURNING needs SQLite 3.35"), "\(error)")
+            }
+            XCTAssertFalse(modified)
+            XCTAssertThrowsError(try member.insertAndFetch(db, fetch: { try Row.fetchOne($0) }, select: { [$0.name] }))
+            XCTAssertThrowsError(try member.upsertAndFetch(db, doUpdate: { _ in [Column("age").noOverwrite] })) { error in
+                XCTAssertTrue("\(error)".contains("needs SQLite 3.24"), "\(error)")
+            }
+            XCTAssertEqual(try String.fetchAll(db, sql: "SELECT name FROM readers ORDER BY id"), ["Arthur", "Barbara", "Craig"])
+        }
+    }
+
+    /// A record whose container spells columns in another case.
+    private struct ShoutingMember: FetchableRecord, PersistableRecord {
+        static let databaseTableName = "readers"
+        var id: Int64
+        var name: String
+        init(row: Row) throws { (id, name) = (row["id"], row["name"]) }
+        init(id: Int64, name: String) { (self.id, self.name) = (id, name) }
+        func encode(to container: inout PersistenceContainer) throws {
+            container["ID"] = id
+            container["NAme"] = name
+        }
+    }
+
+    func testUpdatesNameColumnsAsTheTableDoes() throws {
+        try dbQueue.write { db in
+            traced.clear()
+            try ShoutingMember(id: 1, name: "Craig").update(db)
+            XCTAssertEqual(traced.last, "UPDATE \"readers\" SET \"name\"='Craig' WHERE \"id\"=1")
+            try ShoutingMember(id: 2, name: "Dora").update(db, columns: ["NAME"])
+            XCTAssertEqual(traced.last, "UPDATE \"readers\" SET \"name\"='Dora' WHERE \"id\"=2")
+            XCTAssertEqual(try String.fetchAll(db, sql: "SELECT name FROM readers ORDER BY id"), ["Craig", "Dora", "Craig"])
         }
     }
 

@@ -97,6 +97,52 @@ extension MutablePersistableRecord {
         throw returningUnavailable
     }
 
+    /// Inserts the record and fetches the columns `select` gives, with
+    /// `fetch`. Needs SQLite 3.35: throws here.
+    public mutating func insertAndFetch<T>(
+        _ db: Database, onConflict conflictResolution: Database.ConflictResolution? = nil,
+        fetch: (Statement) throws -> T, select: (DatabaseComponents) throws -> [any SQLSelectable]
+    ) throws -> T where Self: TableRecord {
+        throw returningUnavailable
+    }
+
+    /// Updates some columns, named by column expressions, and fetches the
+    /// selection with `fetch`. Needs SQLite 3.35: throws here.
+    public func updateAndFetch<T>(
+        _ db: Database, onConflict conflictResolution: Database.ConflictResolution? = nil,
+        columns: some Collection<some ColumnExpression>, selection: [any SQLSelectable], fetch: (Statement) throws -> T
+    ) throws -> T {
+        throw returningUnavailable
+    }
+
+    /// Modifies the record with `modify`, updates the columns that changed
+    /// and fetches the updated row (nil when nothing changed).
+    /// Needs SQLite 3.35: throws here, before `modify` runs.
+    public mutating func updateChangesAndFetch(
+        _ db: Database, onConflict conflictResolution: Database.ConflictResolution? = nil, modify: (inout Self) throws -> Void
+    ) throws -> Self? where Self: FetchableRecord {
+        throw returningUnavailable
+    }
+
+    /// Like ``updateChangesAndFetch(_:onConflict:modify:)``, fetching the
+    /// row as `T`. Needs SQLite 3.35: throws here, before `modify` runs.
+    public mutating func updateChangesAndFetch<T: FetchableRecord & TableRecord>(
+        _ db: Database, onConflict conflictResolution: Database.ConflictResolution? = nil,
+        as returnedType: T.Type, modify: (inout Self) throws -> Void
+    ) throws -> T? {
+        throw returningUnavailable
+    }
+
+    /// Like ``updateChangesAndFetch(_:onConflict:modify:)``, fetching the
+    /// selection with `fetch`. Needs SQLite 3.35: throws here, before
+    /// `modify` runs.
+    public mutating func updateChangesAndFetch<T>(
+        _ db: Database, onConflict conflictResolution: Database.ConflictResolution? = nil,
+        selection: [any SQLSelectable], fetch: (Statement) throws -> T, modify: (inout Self) throws -> Void
+    ) throws -> T? {
+        throw returningUnavailable
+    }
+
     /// Inserts the record, or updates the row with the same unique key.
     /// Needs SQLite 3.24 (UPSERT) and 3.35 (RETURNING): throws here.
     public mutating func upsert(_ db: Database) throws {
@@ -156,6 +202,25 @@ extension PersistableRecord {
         selection: [any SQLSelectable], fetch: (Statement) throws -> T
     ) throws -> T {
         throw returningUnavailable
+    }
+
+    /// Inserts the record and fetches the columns `select` gives, with
+    /// `fetch`. Needs SQLite 3.35: throws here.
+    public func insertAndFetch<T>(
+        _ db: Database, onConflict conflictResolution: Database.ConflictResolution? = nil,
+        fetch: (Statement) throws -> T, select: (DatabaseComponents) throws -> [any SQLSelectable]
+    ) throws -> T where Self: TableRecord {
+        throw returningUnavailable
+    }
+
+    /// Upserts the record and fetches the row, as `T`.
+    /// Needs SQLite 3.24 (UPSERT) and 3.35 (RETURNING): throws here.
+    public func upsertAndFetch<T: FetchableRecord & TableRecord>(
+        _ db: Database, as returnedType: T.Type, onConflict conflictTarget: [String] = [],
+        updating strategy: UpsertUpdateStrategy = .allColumns,
+        doUpdate assignments: ((_ excluded: TableAlias<Self>) -> [ColumnAssignment])? = nil
+    ) throws -> T {
+        throw upsertUnavailable
     }
 
     /// Inserts the record, or updates the row with the same unique key.

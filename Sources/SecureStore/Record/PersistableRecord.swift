@@ -244,11 +244,16 @@ extension MutablePersistableRecord {
         // A record made only of its primary key still updates (a no-op
         // that tells whether the row exists).
         if updated.isEmpty { updated = key.map(\.column) }
-        let resolution = conflictResolution ?? type(of: self).persistenceConflictPolicy.conflictResolutionForUpdate
-        let sql = "UPDATE \(PersistenceConflictPolicy.sql(resolution))\(type(of: self).databaseTableName.quotedDatabaseIdentifier) SET "
-            + updated.map { "\($0.quotedDatabaseIdentifier)=?" }.joined(separator: ", ")
-            + " WHERE " + key.map { "\($0.column.quotedDatabaseIdentifier)=?" }.joined(separator: " AND ")
         let values = updated.compactMap(container.databaseValue) + key.map(\.value)
+        // The SQL names the columns as the table does, whatever the case
+        // the record uses (as GRDB does).
+        let tableName = type(of: self).databaseTableName
+        let tableColumns = try db.columns(in: tableName).map(\.name)
+        let canonical = { (column: String) in tableColumns.first { $0.isEqualIgnoringCase(column) } ?? column }
+        let resolution = conflictResolution ?? type(of: self).persistenceConflictPolicy.conflictResolutionForUpdate
+        let sql = "UPDATE \(PersistenceConflictPolicy.sql(resolution))\(tableName.quotedDatabaseIdentifier) SET "
+            + updated.map { "\(canonical($0).quotedDatabaseIdentifier)=?" }.joined(separator: ", ")
+            + " WHERE " + key.map { "\($0.column.quotedDatabaseIdentifier)=?" }.joined(separator: " AND ")
         try db.cachedStatement(sql: sql).execute(arguments: StatementArguments(values: values))
         if db.changesCount == 0 { throw recordNotFound(key) }
         return PersistenceSuccess(persistenceContainer: container)

@@ -261,10 +261,13 @@ extension QueryInterfaceRequest {
 /// `Column("score").set(to: 0)`, for `updateAll`.
 public struct ColumnAssignment: Sendable {
     var column: String
-    var value: SQLExpression
+    /// Nil for ``ColumnExpression/noOverwrite``: nothing to assign.
+    var value: SQLExpression?
 
-    func sql(_ context: SQLGenerationContext) throws -> String {
-        column.quotedDatabaseIdentifier + " = " + (try value.sql(context))
+    /// `"column" = value`, or nil when there is nothing to assign.
+    func sql(_ context: SQLGenerationContext) throws -> String? {
+        guard let value else { return nil }
+        return column.quotedDatabaseIdentifier + " = " + (try value.sql(context))
     }
 }
 
@@ -272,6 +275,12 @@ extension ColumnExpression {
     /// An assignment for `updateAll`: `Column("score").set(to: Column("score") + 1)`.
     public func set(to value: (any SQLExpressible)?) -> ColumnAssignment {
         ColumnAssignment(column: name, value: value?.sqlExpression ?? .null)
+    }
+
+    /// An assignment that leaves the column as it is: in the `doUpdate` of
+    /// an upsert, keeps the stored value instead of the inserted one.
+    public var noOverwrite: ColumnAssignment {
+        ColumnAssignment(column: name, value: nil)
     }
 
     /// `score = score + value`.

@@ -135,7 +135,7 @@ struct SQLQueryGenerator: Refinable {
             let context = SQLGenerationContext(db, aliases: relation.allAliases, ctes: relation.ctes)
             var sql = try commonTableExpressionsPrefix(context)
             sql += "UPDATE " + orPrefix + relation.source.sql(context)
-            let sets = try assignments.map { try $0.sql(context) }.joined(separator: ", ")
+            let sets = try assignments.compactMap { try $0.sql(context) }.joined(separator: ", ")
             guard !sets.isEmpty else { return nil }
             sql += " SET " + sets
             if let filter = try relation.filterPromise?.resolve(db) { sql += " WHERE " + (try filter.sql(context)) }
@@ -144,7 +144,7 @@ struct SQLQueryGenerator: Refinable {
         case .none, .unique:
             let tableName = relation.source.tableName
             return try statementThroughPrimaryKey(db, verb: "UPDATE \(orPrefix)\(tableName.quotedDatabaseIdentifier)") { context in
-                try assignments.map { try $0.sql(context) }.joined(separator: ", ")
+                try assignments.compactMap { try $0.sql(context) }.joined(separator: ", ")
             }
         case .nonUnique:
             throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "cannot update the rows of a request with a GROUP BY clause")
