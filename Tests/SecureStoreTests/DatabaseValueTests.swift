@@ -33,6 +33,54 @@ final class DatabaseValueTests: SecureStoreTestCase {
         }
     }
 
+    /// Foundation's reference types, Decimal and CGFloat, stored as GRDB
+    /// stores them.
+    func testFoundationReferenceTypesAndDecimal() throws {
+        XCTAssertEqual(NSNumber(value: 42).databaseValue, 42.databaseValue)
+        XCTAssertEqual(NSNumber(value: true).databaseValue, 1.databaseValue)
+        XCTAssertEqual(NSNumber(value: 2.5).databaseValue, 2.5.databaseValue)
+        XCTAssertEqual(NSDecimalNumber(string: "12").databaseValue, 12.databaseValue, "a whole decimal is an integer")
+        XCTAssertEqual(NSDecimalNumber(string: "12.5").databaseValue, 12.5.databaseValue)
+        XCTAssertEqual(Decimal(string: "0.1")?.databaseValue, "0.1".databaseValue, "text: no binary rounding")
+        XCTAssertEqual(NSNull().databaseValue, .null)
+        XCTAssertNil(NSNull.fromDatabaseValue(.null))
+        XCTAssertTrue(NSNumber.fromDatabaseValue("3.25".databaseValue) is NSDecimalNumber)
+        XCTAssertTrue(NSDecimalNumber.fromDatabaseValue(3.databaseValue) is NSDecimalNumber)
+        XCTAssertNil(NSNumber.fromDatabaseValue("three".databaseValue))
+
+        try roundTrip(Decimal(string: "123456789.000000001")!)
+        try roundTrip(NSString(string: "texte"))
+        try roundTrip(NSData(data: Data([0, 1, 2, 255])))
+        try roundTrip(NSDate(timeIntervalSince1970: 1_700_000_000.25))
+        try roundTrip(NSURL(string: "https://example.com/a?b=c")!)
+        try roundTrip(NSUUID(uuidString: "E621E1F8-C36C-495A-93FC-0C247A3E6E5F")!)
+        try roundTrip(NSNumber(value: Int64.max))
+        try roundTrip(CGFloat(1.5))
+        try dbQueue.read { db in
+            XCTAssertEqual(try Decimal.fetchOne(db, sql: "SELECT '3.14'"), Decimal(string: "3.14"))
+            XCTAssertEqual(try Decimal.fetchOne(db, sql: "SELECT 7"), 7)
+            XCTAssertEqual(try NSUUID.fetchOne(db, sql: "SELECT ?", arguments: [UUID(uuidString: "E621E1F8-C36C-495A-93FC-0C247A3E6E5F")!])?.uuidString,
+                           "E621E1F8-C36C-495A-93FC-0C247A3E6E5F")
+        }
+    }
+
+    func testArgumentsAndRowsFromUntypedCollections() throws {
+        let json = try JSONSerialization.jsonObject(with: Data(#"[1, "two", null, 2.5]"#.utf8)) as! [Any]
+        let arguments = try XCTUnwrap(StatementArguments(json))
+        try dbQueue.read { db in
+            let row = try XCTUnwrap(Row.fetchOne(db, sql: "SELECT ?, ?, ?, ?", arguments: arguments))
+            XCTAssertEqual(row.databaseValues, [1.databaseValue, "two".databaseValue, .null, 2.5.databaseValue])
+            let named = try XCTUnwrap(StatementArguments(["name": "Arthur", "age": NSNumber(value: 42)] as [AnyHashable: Any]))
+            XCTAssertEqual(try String.fetchOne(db, sql: "SELECT :name || :age", arguments: named), "Arthur42")
+        }
+        XCTAssertNil(StatementArguments([1, Date.self] as [Any]), "a metatype is not a value")
+        XCTAssertNil(StatementArguments([1: "not a name"] as [AnyHashable: Any]))
+        let row = try XCTUnwrap(Row(["a": 1, "b": NSNull()] as [AnyHashable: Any]))
+        XCTAssertEqual(row["a"] as Int?, 1)
+        XCTAssertTrue(row.hasNull(atIndex: row.columnNames.firstIndex(of: "b")!))
+        XCTAssertNil(Row([1: 1] as [AnyHashable: Any]))
+    }
+
     func testIntegersRoundTrip() throws {
         try roundTrip(Int64.min)
         try roundTrip(Int64.max)
