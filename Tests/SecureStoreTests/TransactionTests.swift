@@ -16,6 +16,37 @@ final class TransactionTests: SecureStoreTestCase {
         try dbQueue.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM t") ?? -1 }
     }
 
+    /// One date per transaction, a new one outside: commit, rollback, and a
+    /// rollback SQLite makes on its own (ON CONFLICT ROLLBACK).
+    func testTransactionDateIsTheSameWithinATransaction() throws {
+        let ticks = Locked(0)
+        var config = keyedConfiguration(passphrase: "secret")
+        config.transactionClock = .custom { _ in
+            var tick = 0
+            ticks.mutate { $0 += 1; tick = $0 }
+            return Date(timeIntervalSince1970: Double(tick))
+        }
+        let dates = try DatabaseQueue(path: path("dates.sqlite"), configuration: config).writeWithoutTransaction { db -> [Double] in
+            var seconds: [Double] = []
+            func note() throws { seconds.append(try db.transactionDate.timeIntervalSince1970) }
+            try note()
+            try db.execute(sql: "BEGIN")
+            try note(); try note()
+            try db.execute(sql: "COMMIT")
+            try note()
+            try db.execute(sql: "BEGIN")
+            try note()
+            try db.execute(sql: "ROLLBACK")
+            try db.execute(sql: "CREATE TABLE u (id INTEGER PRIMARY KEY ON CONFLICT ROLLBACK); BEGIN; INSERT INTO u VALUES (1)")
+            try note(); try note()
+            try? db.execute(sql: "INSERT INTO u VALUES (1)")   // fails, and SQLite rolls back
+            XCTAssertFalse(db.isInsideTransaction)
+            try note()
+            return seconds
+        }
+        XCTAssertEqual(dates, [1, 2, 2, 3, 4, 5, 5, 6])
+    }
+
     func testWriteCommitsOrRollsBackAsAWhole() throws {
         try dbQueue.write { db in try db.execute(sql: "INSERT INTO t VALUES (1)") }
         XCTAssertThrowsError(try dbQueue.write { db in

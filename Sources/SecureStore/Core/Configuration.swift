@@ -27,6 +27,10 @@ public struct Configuration: Sendable {
     /// What happens when another connection holds a lock.
     public var busyMode: Database.BusyMode = .immediateError
 
+    /// Where ``Database/transactionDate`` comes from: the system clock by
+    /// default, `.custom { db in ... }` for a fixed date in tests.
+    public var transactionClock: any TransactionClock = .default
+
     /// How the read-only connections of a pool (its readers and snapshots)
     /// handle SQLITE_BUSY; nil for the pool's default. Internal, as in GRDB.
     var readonlyBusyMode: Database.BusyMode?

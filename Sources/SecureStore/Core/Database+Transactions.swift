@@ -1,3 +1,4 @@
+import Foundation
 internal import CSQLCipher
 
 extension Database {
@@ -16,6 +17,37 @@ extension Database {
 
     /// True while a transaction is open.
     public var isInsideTransaction: Bool { sqlite3_get_autocommit(sqliteConnection) == 0 }
+
+    /// The date of the current transaction: the same for every call inside
+    /// one transaction (so that the records it writes share a timestamp),
+    /// the current date outside transactions. It comes from
+    /// ``Configuration/transactionClock``.
+    ///
+    /// ```swift
+    /// try dbQueue.write { db in
+    ///     player.modificationDate = try db.transactionDate
+    ///     try player.update(db)
+    /// }
+    /// ```
+    public var transactionDate: Date {
+        get throws {
+            guard isInsideTransaction else {
+                transactionDateResult = nil
+                return try configuration.transactionClock.now(self)
+            }
+            if let transactionDateResult { return try transactionDateResult.get() }
+            let result = Result { try configuration.transactionClock.now(self) }
+            transactionDateResult = result
+            return try result.get()
+        }
+    }
+
+    /// Forgets the transaction date once the transaction is over (called
+    /// when a statement ends, which is where transactions end).
+    @inline(__always)
+    func forgetTransactionDateAfterTransaction() {
+        if transactionDateResult != nil, !isInsideTransaction { transactionDateResult = nil }
+    }
 
     /// Begins a transaction: immediate on a writable connection (the write
     /// lock is taken at once, so that two writers never deadlock on an

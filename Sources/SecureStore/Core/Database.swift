@@ -46,6 +46,9 @@ public final class Database {
     /// The `kdf_iter` of the key the pool derived for this connection, until
     /// `prepareDatabase` has run.
     var derivedKeyIterations: Int?
+    /// The date of the current transaction, once asked for (or the error
+    /// the clock threw).
+    var transactionDateResult: Result<Date, any Error>?
     var readOnlyDepth = 0
 
     /// The SQLite version of the library in use, e.g. 3015002 for 3.15.2.

@@ -428,6 +428,7 @@ public final class Statement {
         case SQLITE_ROW:
             return true
         case SQLITE_DONE:
+            database.forgetTransactionDateAfterTransaction()
             if let authorizer { try authorizer.statementDidRun(self) }
             return false
         case let code:
@@ -437,6 +438,7 @@ public final class Statement {
             // sqlite3_reset returns the same error, and makes the statement
             // reusable at once.
             reset()
+            database.forgetTransactionDateAfterTransaction()
             if let authorizer { try authorizer.statementDidFail(self) }
             throw error
         }

@@ -176,3 +176,47 @@ extension EncodableRecord where Self: Encodable {
         container = try RecordEncoder.persistenceContainer(of: self)
     }
 }
+
+extension EncodableRecord {
+    /// True if the record has the same database values as `other`.
+    public func databaseEquals(_ other: Self) -> Bool {
+        (try? databaseChanges(from: other.persistenceContainer()).isEmpty) ?? false
+    }
+
+    /// The columns whose values differ from `other`'s, with `other`'s values.
+    public func databaseChanges<Record: EncodableRecord>(from other: Record) throws -> [String: DatabaseValue] {
+        try databaseChanges(from: other.persistenceContainer())
+    }
+
+    /// Changes the record with `modify` and returns the columns that
+    /// changed, with their values from before.
+    ///
+    /// ```swift
+    /// let changes = try player.databaseChanges { $0.score = 1000 }   // ["score": 0]
+    /// ```
+    public mutating func databaseChanges(modify: (inout Self) throws -> Void) throws -> [String: DatabaseValue] {
+        let before = try persistenceContainer()
+        try modify(&self)
+        return try databaseChanges(from: before)
+    }
+
+    func databaseChanges(from old: PersistenceContainer) throws -> [String: DatabaseValue] {
+        let new = try persistenceContainer()
+        var changes: [String: DatabaseValue] = [:]
+        for (column, value) in zip(new.columns, new.values) {
+            let oldValue = old.databaseValue(column)
+            if oldValue != value || !Self.isSameStorage(oldValue, value) { changes[column] = oldValue ?? .null }
+        }
+        return changes
+    }
+
+    /// Integers and reals compare equal by value; a change of storage
+    /// class (1 to 1.0) is still a change.
+    private static func isSameStorage(_ lhs: DatabaseValue?, _ rhs: DatabaseValue) -> Bool {
+        guard let lhs else { return false }
+        switch (lhs.storage, rhs.storage) {
+        case (.int64, .double), (.double, .int64): return false
+        default: return true
+        }
+    }
+}

@@ -276,47 +276,20 @@ extension MutablePersistableRecord {
     @discardableResult
     public mutating func updateChanges(_ db: Database, onConflict conflictResolution: Database.ConflictResolution? = nil,
                                        modify: (inout Self) throws -> Void) throws -> Bool {
-        let before = try persistenceContainer()
-        try modify(&self)
-        return try updateChanges(db, onConflict: conflictResolution, from: before)
+        try updateColumns(db, onConflict: conflictResolution, try databaseChanges(modify: modify).keys)
     }
 
     private func updateChanges(_ db: Database, onConflict conflictResolution: Database.ConflictResolution?,
                                from old: PersistenceContainer) throws -> Bool {
-        let changed = try databaseChanges(from: old).keys
+        try updateColumns(db, onConflict: conflictResolution, try databaseChanges(from: old).keys)
+    }
+
+    /// Updates `changed`, if any; returns whether there was any.
+    private func updateColumns(_ db: Database, onConflict conflictResolution: Database.ConflictResolution?,
+                               _ changed: some Collection<String>) throws -> Bool {
         if changed.isEmpty { return false }
         try update(db, onConflict: conflictResolution, columns: changed)
         return true
-    }
-
-    /// True if the record has the same database values as `other`.
-    public func databaseEquals(_ other: Self) -> Bool {
-        (try? databaseChanges(from: other.persistenceContainer()).isEmpty) ?? false
-    }
-
-    /// The columns whose values differ from `other`'s, with `other`'s values.
-    public func databaseChanges<Record: EncodableRecord>(from other: Record) throws -> [String: DatabaseValue] {
-        try databaseChanges(from: other.persistenceContainer())
-    }
-
-    func databaseChanges(from old: PersistenceContainer) throws -> [String: DatabaseValue] {
-        let new = try persistenceContainer()
-        var changes: [String: DatabaseValue] = [:]
-        for (column, value) in zip(new.columns, new.values) {
-            let oldValue = old.databaseValue(column)
-            if oldValue != value || !Self.isSameStorage(oldValue, value) { changes[column] = oldValue ?? .null }
-        }
-        return changes
-    }
-
-    /// Integers and reals compare equal by value; a change of storage
-    /// class (1 to 1.0) is still a change.
-    private static func isSameStorage(_ lhs: DatabaseValue?, _ rhs: DatabaseValue) -> Bool {
-        guard let lhs else { return false }
-        switch (lhs.storage, rhs.storage) {
-        case (.int64, .double), (.double, .int64): return false
-        default: return true
-        }
     }
 
     // MARK: Save, delete, exists

@@ -87,6 +87,15 @@ public struct ForeignKeyInfo: Sendable, Hashable {
     /// The `ON UPDATE` action.
     public let onUpdate: String
 
+    init(id: Int, destinationTable: String, mapping: [(origin: String, destination: String)],
+         onDelete: String = "NO ACTION", onUpdate: String = "NO ACTION") {
+        self.id = id
+        self.destinationTable = destinationTable
+        self.mapping = mapping
+        self.onDelete = onDelete
+        self.onUpdate = onUpdate
+    }
+
     /// The columns of the origin table.
     public var originColumns: [String] { mapping.map(\.origin) }
     /// The columns of the destination table.
