@@ -276,7 +276,10 @@ extension MutablePersistableRecord {
     @discardableResult
     public mutating func updateChanges(_ db: Database, onConflict conflictResolution: Database.ConflictResolution? = nil,
                                        modify: (inout Self) throws -> Void) throws -> Bool {
-        try updateColumns(db, onConflict: conflictResolution, try databaseChanges(modify: modify).keys)
+        // First modify, then update the modified record (an argument would
+        // be evaluated after `self` is read for the call).
+        let changed = try databaseChanges(modify: modify).keys
+        return try updateColumns(db, onConflict: conflictResolution, changed)
     }
 
     private func updateChanges(_ db: Database, onConflict conflictResolution: Database.ConflictResolution?,
