@@ -245,6 +245,7 @@ private struct HashedKeyIndex<Key: Hashable>: ParentKeyIndex {
 /// by key, without hashing.
 private struct DenseKeyIndex: ParentKeyIndex {
     private let low: Int64
+    private let high: Int64
     private var parents: [Int32]
 
     /// Nil when the keys spread over more than four times their number.
@@ -252,7 +253,7 @@ private struct DenseKeyIndex: ParentKeyIndex {
         guard let low = keys.min(), let high = keys.max() else { return nil }
         let (span, overflow) = high.subtractingReportingOverflow(low)
         guard !overflow, span < 4 * Swift.max(Int64(keys.count), 16) else { return nil }
-        self.low = low
+        (self.low, self.high) = (low, high)
         parents = Array(repeating: -1, count: Int(span) + 1)
     }
 
@@ -264,7 +265,9 @@ private struct DenseKeyIndex: ParentKeyIndex {
     }
 
     func parent(of key: Int64) -> Int? {
-        guard key >= low, key - low < Int64(parents.count) else { return nil }
+        // Compared before subtracting: a key far from the others would
+        // overflow.
+        guard key >= low, key <= high else { return nil }
         let parent = parents[Int(key - low)]
         return parent >= 0 ? Int(parent) : nil
     }
