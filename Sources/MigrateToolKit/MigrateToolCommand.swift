@@ -34,8 +34,7 @@ public struct MigrateToolCommand: ParsableCommand {
 
     /// The tool's version and the SQLCipher and SQLite it runs on.
     static var versionText: String {
-        let cipher = (try? DatabaseQueue().read { db in try db.cipherVersion }) ?? "unknown"
-        return "\(ToolContext.commandName) \(version) (SQLCipher \(cipher), SQLite \(Database.sqliteLibVersion))"
+        "\(ToolContext.commandName) \(version) (SQLCipher \(SQLCipherLibrary.version), SQLite \(Database.sqliteLibVersion))"
     }
 
     /// The command, ready for ArgumentParser to fill.

@@ -24,8 +24,15 @@ final class ExamplesRunTests: XCTestCase {
         XCTAssertTrue(Database.hasPlaintextHeader(path: path("app.db")) == false, "the file is encrypted")
         XCTAssertThrowsError(try openDatabase(at: path("app.db"), passphrase: "wrong"))
         let dbQueue = try openDatabase(at: path("app.db"), passphrase: "correct horse battery staple")
-        XCTAssertEqual(try insertReturningNeedsNewerSQLite(dbQueue),
-                       "RETURNING needs SQLite 3.35 or later; this SQLCipher runs SQLite 3.15.2")
+        let returned = try insertAndFetchWhereSQLiteHasReturning(dbQueue)
+        if Database.sqliteLibVersionNumber >= 3_035_000 {
+            XCTAssertEqual(returned.player?.name, "Dana")
+            XCTAssertNotNil(returned.player?.id)
+            XCTAssertNil(returned.error)
+        } else {
+            XCTAssertNil(returned.player)
+            XCTAssertEqual(returned.error, "RETURNING needs SQLite 3.35 or later; this SQLCipher runs SQLite 3.15.2")
+        }
     }
 
     func testKeysAndEncryption() throws {
@@ -41,7 +48,7 @@ final class ExamplesRunTests: XCTestCase {
         XCTAssertThrowsError(try checkFile(at: path("app.db"), passphrase: "second"))
         // The new key opens it with the stronger settings it was given, only.
         XCTAssertThrowsError(try checkFile(at: path("app.db"), passphrase: "third"))
-        let stronger = CipherKey(passphrase: "third", settings: CipherSettings(kdfIterations: 256_000))
+        let stronger = CipherKey(passphrase: "third", settings: CipherSettings(kdfIterations: 512_000))
         XCTAssertTrue(try Cipher.verify(at: path("app.db"), key: stronger).isOK)
 
         let plain = try DatabaseQueue(path: path("plain.db"))

@@ -32,7 +32,7 @@ func encryptInPlace(plaintextFile path: String, passphrase: String) throws {
 }
 
 func rotateFileKey(at path: String, from oldPassphrase: String, to newPassphrase: String) throws {
-    let stronger = CipherSettings(kdfIterations: 256_000)
+    let stronger = CipherSettings(kdfIterations: 512_000)
     try Cipher.rekey(at: path,
                      from: CipherKey(passphrase: oldPassphrase),
                      to: CipherKey(passphrase: newPassphrase, settings: stronger))

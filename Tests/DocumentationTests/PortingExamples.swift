@@ -4,15 +4,15 @@ import SecureStore
 // The code of the PortingFromGRDB article.
 import Foundation
 
-func insertReturningNeedsNewerSQLite(_ dbQueue: DatabaseQueue) throws -> String? {
+func insertAndFetchWhereSQLiteHasReturning(_ dbQueue: DatabaseQueue) throws -> (player: Player?, error: String?) {
     try dbQueue.write { db in
-        var player = Player(id: nil, name: "Dana", score: 7)
+        let player = Player(id: nil, name: "Dana", score: 7)
         do {
-            player = try player.insertAndFetch(db)
+            // INSERT ... RETURNING *, on SQLite 3.35 and later (SQLCipher 4)
+            return (try player.insertAndFetch(db), nil)
         } catch let error as DatabaseError {
-            // "RETURNING needs SQLite 3.35 or later; this SQLCipher runs SQLite 3.15.2"
-            return error.message
+            // SQLCipher 3.4.1: "RETURNING needs SQLite 3.35 or later; this SQLCipher runs SQLite 3.15.2"
+            return (nil, error.message)
         }
-        return nil
     }
 }

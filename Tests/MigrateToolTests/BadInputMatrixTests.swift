@@ -9,7 +9,9 @@ final class BadInputMatrixTests: MigrateToolTestCase {
     /// The exit codes README.md documents.
     private static let documentedExitCodes: Set<Int32> = [0, 1, 3, 4, 5, 6, 7, 64, 65, 66, 73, 74, 75, 78]
     private let key = "bad input key"
-    private var environment: [String: String] { ["DB_KEY": key, "NEW_KEY": "bad input next key", "WRONG_KEY": "not the key"] }
+    private var environment: [String: String] {
+        ["DB_KEY": key, "NEW_KEY": "bad input next key", "WRONG_KEY": "not the key", "FIXTURE_KEY": "fixture key"]
+    }
 
     /// Commands that only read the database.
     private let readers = ["inspect", "status", "verify", "backup", "decrypt"]
@@ -61,6 +63,7 @@ final class BadInputMatrixTests: MigrateToolTestCase {
         let before = try fileHashes()
         var arguments = self.arguments(command, file, keyVariable: keyVariable)
         var executable = Self.productsDirectory.appendingPathComponent("migrate-tool").path
+        var environment = self.environment
         if let user {
             // Root reads any file: run as another user to meet a permission
             // check. The checkout may sit in a folder that user cannot
@@ -69,6 +72,7 @@ final class BadInputMatrixTests: MigrateToolTestCase {
             arguments = arguments.map { $0 == migrations ? shared.migrations : $0 }
             arguments = ["--reuid=\(user)", "--regid=\(user)", "--clear-groups", shared.tool] + arguments
             executable = "/usr/bin/setpriv"
+            if let library = shared.library { environment["LD_LIBRARY_PATH"] = library }
         }
         let result = try CommandLineClient.run(executable, arguments, environment: environment)
         let output = result.stdout + result.stderr
@@ -91,9 +95,12 @@ final class BadInputMatrixTests: MigrateToolTestCase {
 
     /// The tool and the example migrations, copied where any user can read
     /// them: the test folder, opened to others (with umask 077 it is 0700).
-    private func sharedCopiesForOtherUsers() throws -> (tool: String, migrations: String) {
+    /// On the SQLCipher 4 line the tool's library lives in a private build
+    /// prefix (scripts/sqlcipher4.sh): it is copied too.
+    private func sharedCopiesForOtherUsers() throws -> (tool: String, migrations: String, library: String?) {
         let folder = path("shared-with-other-users")
-        let tool = folder + "/migrate-tool", copied = folder + "/migrations"
+        let tool = folder + "/migrate-tool", copied = folder + "/migrations", library = folder + "/lib"
+        let prefix = ProcessInfo.processInfo.environment["SECURESTORE_SQLCIPHER_PREFIX"]
         if !FileManager.default.fileExists(atPath: folder) {
             try FileManager.default.createDirectory(atPath: copied, withIntermediateDirectories: true)
             try FileManager.default.copyItem(atPath: Self.productsDirectory.appendingPathComponent("migrate-tool").path,
@@ -101,7 +108,15 @@ final class BadInputMatrixTests: MigrateToolTestCase {
             for name in try FileManager.default.contentsOfDirectory(atPath: migrations) {
                 try FileManager.default.copyItem(atPath: migrations + "/" + name, toPath: copied + "/" + name)
             }
-            for item in [directory.path, folder, copied] {
+            var folders = [directory.path, folder, copied]
+            if let prefix {
+                try FileManager.default.createDirectory(atPath: library, withIntermediateDirectories: true)
+                let real = URL(fileURLWithPath: prefix + "/lib/libsqlcipher.so.1").resolvingSymlinksInPath().path
+                try FileManager.default.copyItem(atPath: real, toPath: library + "/libsqlcipher.so.1")
+                try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: library + "/libsqlcipher.so.1")
+                folders.append(library)
+            }
+            for item in folders {
                 try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: item)
             }
             try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: tool)
@@ -109,7 +124,7 @@ final class BadInputMatrixTests: MigrateToolTestCase {
                 try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: copied + "/" + name)
             }
         }
-        return (tool, copied)
+        return (tool, copied, prefix == nil ? nil : library)
     }
 
     /// SHA-256 of every regular file in the test folder and the migrations.
@@ -131,7 +146,7 @@ final class BadInputMatrixTests: MigrateToolTestCase {
 
     func testMissingDirectoryAndEmptyFiles() throws {
         try FileManager.default.createDirectory(atPath: path("directory.db"), withIntermediateDirectories: false)
-        FileManager.default.createFile(atPath: path("empty.db"), contents: Data())
+        _ = FileManager.default.createFile(atPath: path("empty.db"), contents: Data())
         for command in commands {
             try check(command, path("missing.db"), expecting: [66], mentions: "no such file")
             XCTAssertFalse(FileManager.default.fileExists(atPath: path("missing.db")), "\(command) created the missing file")
@@ -144,7 +159,7 @@ final class BadInputMatrixTests: MigrateToolTestCase {
     /// the commands that read that page would notice. Every command does.
     func testAFileCutInsideItsLastPageIsReportedAsTruncated() throws {
         let good = try Data(contentsOf: URL(fileURLWithPath: makeGoodDatabase("good.db")))
-        FileManager.default.createFile(atPath: path("cut.db"), contents: good.prefix(good.count - 100))
+        _ = FileManager.default.createFile(atPath: path("cut.db"), contents: good.prefix(good.count - 100))
         for command in commands {
             let result = try check(command, path("cut.db"), expecting: command == "verify" ? [65, 7] : [65])
             // encrypt expects a plaintext file and says it is not one.
@@ -162,13 +177,13 @@ final class BadInputMatrixTests: MigrateToolTestCase {
         for _ in 0..<3 { cuts.append(Int.random(in: 1025..<(good.count - 1))) }
         for cut in cuts {
             let name = "truncated-at-\(cut).db"
-            FileManager.default.createFile(atPath: path(name), contents: good.prefix(cut))
+            _ = FileManager.default.createFile(atPath: path(name), contents: good.prefix(cut))
             for command in commands {
                 // verify says "damaged" (7) when the key opens what is left.
                 try check(command, path(name), expecting: command == "verify" ? [65, 7] : [65])
             }
         }
-        FileManager.default.createFile(atPath: path("random.db"), contents: Data((0..<16384).map { _ in UInt8.random(in: 0...255) }))
+        _ = FileManager.default.createFile(atPath: path("random.db"), contents: Data((0..<16384).map { _ in UInt8.random(in: 0...255) }))
         for command in commands {
             try check(command, path("random.db"), expecting: [65], mentions: "not a database")
         }
@@ -185,7 +200,20 @@ final class BadInputMatrixTests: MigrateToolTestCase {
             if command != "encrypt" {
                 try check(command, path("plain.db"), expecting: [65], mentions: "not encrypted")
             }
-            try check(command, path("sqlcipher4.db"), expecting: [65], mentions: "SQLCipher 4")
+            // A file of SQLCipher 4's defaults (made by SQLCipher 4.12):
+            // SQLCipher 3 cannot read it and says what it may be; SQLCipher
+            // 4 reads it with its key (the file is put back after writers).
+            if CommandLineClient.sqlcipherMajorVersion >= 4 {
+                let before = try Data(contentsOf: URL(fileURLWithPath: path("sqlcipher4.db")))
+                if readers.contains(command) {
+                    try check(command, path("sqlcipher4.db"), expecting: [0], keyVariable: "FIXTURE_KEY")
+                }
+                try check(command, path("sqlcipher4.db"), expecting: [65], mentions: "the key is wrong")
+                try before.write(to: URL(fileURLWithPath: path("sqlcipher4.db")))
+            } else {
+                // encrypt wants a plaintext file, and says this one is not.
+                try check(command, path("sqlcipher4.db"), expecting: [65], mentions: "may be a SQLCipher 4 file")
+            }
             try check(command, good, expecting: [65], keyVariable: "WRONG_KEY", mentions: "the key is wrong")
         }
     }

@@ -28,14 +28,14 @@ final class BadInputTests: MigrateToolTestCase {
         XCTAssertEqual(try apply(path("app.db"), keys: keys).status, 0)
         let good = try Data(contentsOf: URL(fileURLWithPath: path("app.db")))
 
-        FileManager.default.createFile(atPath: path("empty.db"), contents: Data())
+        _ = FileManager.default.createFile(atPath: path("empty.db"), contents: Data())
         let empty = try apply(path("empty.db"), keys: keys)
         XCTAssertEqual(empty.status, 65, empty.stdout)
         XCTAssertTrue(empty.stdout.contains("is empty (0 bytes)"), empty.stdout)
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: path("empty.db"))).count, 0)
 
         for (name, bytes) in [("truncated.db", good.prefix(good.count / 2 + 7)), ("random.db", Data((0..<8192).map { _ in UInt8.random(in: 0...255) }))] {
-            FileManager.default.createFile(atPath: path(name), contents: bytes)
+            _ = FileManager.default.createFile(atPath: path(name), contents: bytes)
             let before = try sha256OfFile(path(name))
             let result = try tool(["inspect", path(name), "--key-file", keys, "--integrity"])
             XCTAssertEqual(result.status, 65, "\(name): \(result.stdout) \(result.stderr)")

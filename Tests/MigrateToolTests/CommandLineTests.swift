@@ -12,7 +12,12 @@ final class CommandLineTests: MigrateToolTestCase {
         }
         let version = try tool(["--version"])
         XCTAssertEqual(version.status, 0)
-        XCTAssertTrue(version.stdout.contains("SQLCipher 3."), version.stdout)
+        XCTAssertTrue(version.stdout.contains("SQLCipher \(CommandLineClient.sqlcipherMajorVersion)."), version.stdout)
+        // Help states the defaults of the library the tool runs on.
+        let createHelp = try tool(["create", "--help"])
+        let defaults = CommandLineClient.sqlcipherMajorVersion >= 4 ? "256000, PBKDF2-HMAC-SHA512" : "64000, PBKDF2-HMAC-SHA1"
+        let words = createHelp.stdout.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        XCTAssertTrue(words.contains("(default: \(defaults), on SQLCipher \(CommandLineClient.sqlcipherVersion))"), words)
     }
 
     func testUsageErrorsExit64() throws {
@@ -56,9 +61,16 @@ final class CommandLineTests: MigrateToolTestCase {
         XCTAssertEqual(inspect.status, 0, inspect.stderr)
         let report = try XCTUnwrap(try json(inspect.stdout) as? [String: Any])
         XCTAssertEqual(report["encrypted"] as? Bool, true)
-        XCTAssertEqual(report["sqlcipherVersion"] as? String, "3.4.1")
+        let line4 = CommandLineClient.sqlcipherMajorVersion >= 4
+        XCTAssertEqual(report["sqlcipherVersion"] as? String, CommandLineClient.sqlcipherVersion)
         XCTAssertEqual(report["integrity"] as? String, "ok")
-        XCTAssertEqual((report["cipherSettings"] as? [String: Any])?["kdfIter"] as? Int, 64000)
+        // The settings the file was really opened with.
+        let cipher = report["cipherSettings"] as? [String: Any]
+        XCTAssertEqual(cipher?["kdfIter"] as? Int, line4 ? 256_000 : 64000)
+        XCTAssertEqual(cipher?["pageSize"] as? Int, line4 ? 4096 : 1024)
+        XCTAssertEqual(cipher?["kdfAlgorithm"] as? String, line4 ? "PBKDF2_HMAC_SHA512" : "PBKDF2_HMAC_SHA1")
+        XCTAssertEqual(cipher?["hmacAlgorithm"] as? String, line4 ? "HMAC_SHA512" : "HMAC_SHA1")
+        XCTAssertEqual(cipher?["format"] as? String, line4 ? "SQLCipher 4" : "SQLCipher 3")
         let history = try XCTUnwrap((report["migrations"] as? [String: Any])?["applied"] as? [[String: Any]])
         XCTAssertEqual(history.compactMap { $0["identifier"] as? String }, ["Zalora-v1", "Zalora-v2", "Zalora-v3"])
         XCTAssertEqual((history[0]["checksum"] as? String)?.count, 64)

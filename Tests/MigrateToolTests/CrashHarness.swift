@@ -29,7 +29,7 @@ enum CrashHarness {
         var preamble: String
 
         static func key(_ key: String, settings: String = "", label: String) -> Opener {
-            Opener(label: label, client: "/usr/bin/sqlcipher", preamble: "PRAGMA key = '\(key)';\(settings)")
+            Opener(label: label, client: CommandLineClient.sqlcipherPath, preamble: "PRAGMA key = '\(key)';\(settings)")
         }
 
         static let plaintext = Opener(label: "plaintext", client: "/usr/bin/sqlite3", preamble: "")
@@ -40,8 +40,7 @@ enum CrashHarness {
     static func state(of path: String, with opener: Opener,
                       file: StaticString = #filePath, line: UInt = #line) throws -> DatabaseState? {
         let first = try CommandLineClient.run(opener.client, ["-batch", path], stdin: """
-            \(opener.preamble)
-            PRAGMA integrity_check;
+            \(CommandLineClient.quietly(opener.preamble))PRAGMA integrity_check;
             SELECT 'object|' || type || '|' || name FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' ORDER BY name;
             PRAGMA table_info(item);
             SELECT 'rows|item|' || count(*) FROM item;
@@ -67,7 +66,7 @@ enum CrashHarness {
             more += "SELECT 'history|' || identifier FROM securestore_migrations ORDER BY applied_order;\n"
         }
         if !more.isEmpty {
-            let second = try CommandLineClient.run(opener.client, ["-batch", path], stdin: opener.preamble + "\n" + more)
+            let second = try CommandLineClient.run(opener.client, ["-batch", path], stdin: CommandLineClient.quietly(opener.preamble) + more)
             XCTAssertEqual(second.status, 0, second.stderr, file: file, line: line)
             for line in second.stdout.split(separator: "\n") {
                 let fields = line.split(separator: "|").map(String.init)

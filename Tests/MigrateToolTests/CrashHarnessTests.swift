@@ -20,7 +20,7 @@ final class CrashHarnessTests: MigrateToolTestCase {
     private static let canary = "PLAINTEXT-CANARY"
     private let oldKey = "crash harness key"
     private let newKey = "crash harness next key"
-    private let legacySettings = " PRAGMA kdf_iter = 4000;"
+    private let legacySettings = " PRAGMA cipher_compatibility = 3; PRAGMA kdf_iter = 4000;"
 
     private var tool: URL { Self.productsDirectory.appendingPathComponent("migrate-tool") }
     private var environment: [String: String] { ["OLD_KEY": oldKey, "NEW_KEY": newKey] }

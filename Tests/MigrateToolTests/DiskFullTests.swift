@@ -101,8 +101,8 @@ final class DiskFullTests: MigrateToolTestCase {
 
         // A SQLCipher 2 file of about 800 KB: upgrade with and without a backup.
         let legacy = folder + "/legacy.db"
-        try makeLegacyDatabase(legacy, key: "full key", settings: "PRAGMA kdf_iter = 4000;", rows: 0)
-        let filled = try CommandLineClient.sqlcipher(legacy, preamble: "PRAGMA key = 'full key'; PRAGMA kdf_iter = 4000;", sql: """
+        try makeLegacyDatabase(legacy, key: "full key", settings: "PRAGMA cipher_compatibility = 3; PRAGMA kdf_iter = 4000;", rows: 0)
+        let filled = try CommandLineClient.sqlcipher(legacy, preamble: "PRAGMA key = 'full key'; PRAGMA cipher_compatibility = 3; PRAGMA kdf_iter = 4000;", sql: """
             CREATE TABLE filler (payload TEXT);
             WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 700)
             INSERT INTO filler SELECT hex(randomblob(500)) FROM n;

@@ -78,7 +78,7 @@ final class FileModeTests: MigrateToolTestCase {
             XCTAssertEqual(try mode(file("encrypted.db")), 0o600, context)
 
             // upgrade keeps the mode; its backup is 0600.
-            try makeLegacyDatabase(file("legacy.db"), key: "mode key", settings: "PRAGMA kdf_iter = 4000;")
+            try makeLegacyDatabase(file("legacy.db"), key: "mode key", settings: "PRAGMA cipher_compatibility = 3; PRAGMA kdf_iter = 4000;")
             try FileManager.default.setAttributes([.posixPermissions: 0o640], ofItemAtPath: file("legacy.db"))
             try run(["upgrade", file("legacy.db")] + key, umask: mask)
             XCTAssertEqual(try mode(file("legacy.db")), 0o640, context)
@@ -107,7 +107,7 @@ final class FileModeTests: MigrateToolTestCase {
         let nobody: uid_t = 65534
         try run(["create", path("app.db")] + key, umask: 0o022)
         try plaintextDatabase(path("plain.db"), mode: 0o660)
-        try makeLegacyDatabase(path("legacy.db"), key: "mode key", settings: "PRAGMA kdf_iter = 4000;")
+        try makeLegacyDatabase(path("legacy.db"), key: "mode key", settings: "PRAGMA cipher_compatibility = 3; PRAGMA kdf_iter = 4000;")
         for name in ["app.db", "plain.db", "legacy.db"] {
             XCTAssertEqual(chown(path(name), nobody, nobody), 0)
             try FileManager.default.setAttributes([.posixPermissions: 0o660], ofItemAtPath: path(name))

@@ -9,7 +9,7 @@ final class KeyCommandTests: MigrateToolTestCase {
         _ = try makeDatabase()
         // The secret manager here is `cat` of a private file.
         let secret = path("secret")
-        FileManager.default.createFile(atPath: secret, contents: Data((passphrase + "\n").utf8), attributes: [.posixPermissions: 0o600])
+        _ = FileManager.default.createFile(atPath: secret, contents: Data((passphrase + "\n").utf8), attributes: [.posixPermissions: 0o600])
         let status = ["status", path("app.db"), "--migrations", migrations]
         let ok = try tool(status + ["--key-command", "/bin/cat '\(secret)'"])
         XCTAssertEqual(ok.status, 0, ok.stderr)
@@ -58,7 +58,7 @@ final class KeyCommandTests: MigrateToolTestCase {
     func testKeyFileCommand() throws {
         _ = try makeDatabase()
         let secret = path("secret")
-        FileManager.default.createFile(atPath: secret, contents: Data((passphrase + "\n").utf8), attributes: [.posixPermissions: 0o600])
+        _ = FileManager.default.createFile(atPath: secret, contents: Data((passphrase + "\n").utf8), attributes: [.posixPermissions: 0o600])
         let keys = path("command-keys")
         try """
             [vault]

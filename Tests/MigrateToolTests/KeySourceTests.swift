@@ -116,7 +116,7 @@ final class KeysExampleTests: MigrateToolTestCase {
         // `pass` here is a script that prints a passphrase.
         let bin = path("bin")
         try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: true)
-        FileManager.default.createFile(atPath: bin + "/pass", contents: Data("#!/bin/sh\necho \"from pass $2\"\n".utf8),
+        _ = FileManager.default.createFile(atPath: bin + "/pass", contents: Data("#!/bin/sh\necho \"from pass $2\"\n".utf8),
                                        attributes: [.posixPermissions: 0o700])
         for name in ["demo", "demo-raw", "from-environment", "from-a-secret-manager", "legacy-settings"] {
             let db = path("\(name).db")

@@ -139,31 +139,49 @@ final class LifecycleCommandTests: MigrateToolTestCase {
     /// right settings: 2.0 files from big-endian devices and 2.0 betas were
     /// refused as "wrong key" before (cipher_migrate does not try them).
     static let legacyFormats: [(name: String, settings: String, format: String)] = [
-        ("v2.db", "PRAGMA kdf_iter = 4000;", "SQLCipher 2"),
-        ("v1.db", "PRAGMA kdf_iter = 4000; PRAGMA cipher_use_hmac = OFF;", "SQLCipher 1"),
-        ("v2-be.db", "PRAGMA kdf_iter = 4000; PRAGMA cipher_hmac_pgno = be;", "SQLCipher 2, big-endian device"),
-        ("v2-beta.db", "PRAGMA kdf_iter = 4000; PRAGMA cipher_hmac_salt_mask = \"x'00'\";", "SQLCipher 2.0 beta"),
-        ("v2-beta-be.db", "PRAGMA kdf_iter = 4000; PRAGMA cipher_hmac_pgno = be; PRAGMA cipher_hmac_salt_mask = \"x'00'\";",
+        ("v2.db", "PRAGMA cipher_compatibility = 3; PRAGMA kdf_iter = 4000;", "SQLCipher 2"),
+        ("v1.db", "PRAGMA cipher_compatibility = 3; PRAGMA kdf_iter = 4000; PRAGMA cipher_use_hmac = OFF;", "SQLCipher 1"),
+        ("v2-be.db", "PRAGMA cipher_compatibility = 3; PRAGMA kdf_iter = 4000; PRAGMA cipher_hmac_pgno = be;", "SQLCipher 2, big-endian device"),
+        ("v2-beta.db", "PRAGMA cipher_compatibility = 3; PRAGMA kdf_iter = 4000; PRAGMA cipher_hmac_salt_mask = \"x'00'\";", "SQLCipher 2.0 beta"),
+        ("v2-beta-be.db", "PRAGMA cipher_compatibility = 3; PRAGMA kdf_iter = 4000; PRAGMA cipher_hmac_pgno = be; PRAGMA cipher_hmac_salt_mask = \"x'00'\";",
          "SQLCipher 2.0 beta, big-endian device"),
     ]
 
     func testUpgradeOldFormats() throws {
-        for (name, settings, format) in Self.legacyFormats {
+        var formats = Self.legacyFormats
+        if CommandLineClient.sqlcipherMajorVersion >= 4 {
+            formats.insert(("v3.db", "PRAGMA cipher_compatibility = 3;", "SQLCipher 3"), at: 0)
+        }
+        let current = CommandLineClient.sqlcipherMajorVersion >= 4 ? "SQLCipher 4" : "SQLCipher 3"
+        for (name, settings, format) in formats {
             let made = try CommandLineClient.sqlcipher(path(name), preamble: "PRAGMA key = '\(passphrase)'; \(settings)",
                                                        sql: "CREATE TABLE t (a); INSERT INTO t VALUES ('old');")
             XCTAssertEqual(made.status, 0, made.stderr)
             let keys = try makeKeyFile("keys-\(name)")
-            XCTAssertEqual(try tool(["inspect", path(name), "--key-file", keys]).status, 65, "unreadable before")
+            // The formats the library's open detects (SQLCipher 3, 2, 1) are
+            // read, and named; the rare variants only `upgrade` finds.
+            let inspect = try tool(["inspect", path(name), "--key-file", keys])
+            if ["SQLCipher 3", "SQLCipher 2", "SQLCipher 1"].contains(format) {
+                XCTAssertEqual(inspect.status, 0, inspect.stderr)
+                XCTAssertTrue(inspect.stdout.contains("cipher:         \(format) format: "), inspect.stdout)
+            } else {
+                XCTAssertEqual(inspect.status, 65, "unreadable before")
+            }
             let wrong = try tool(["upgrade", path(name), "--key-env", "WRONG"], environment: ["WRONG": "not the key"])
             XCTAssertEqual(wrong.status, 65, wrong.stderr)
             XCTAssertTrue(wrong.stderr.contains("wrong"), wrong.stderr)
             let result = try tool(["upgrade", path(name), "--key-file", keys, "--json"])
             XCTAssertEqual(result.status, 0, result.stderr)
-            XCTAssertEqual((try json(result.stdout) as? [String: Any])?["note"] as? String, "upgraded from \(format)")
-            let backup = try XCTUnwrap((try json(result.stdout) as? [String: Any])?["backup"] as? String)
+            let report = try json(result.stdout) as? [String: Any]
+            XCTAssertEqual(report?["note"] as? String, "upgraded from \(format)")
+            XCTAssertEqual((report?["cipherSettings"] as? [String: Any])?["format"] as? String, current, "the new file's format")
+            let backup = try XCTUnwrap(report?["backup"] as? String)
             XCTAssertEqual(try cli(name, key: passphrase, "SELECT a FROM t;"), "old\n")
             XCTAssertEqual(try cli(URL(fileURLWithPath: backup).lastPathComponent, key: passphrase, settings: settings, "SELECT a FROM t;"), "old\n",
                            "the backup is the untouched old file")
+            let again = try tool(["upgrade", path(name), "--key-file", keys])
+            XCTAssertEqual(again.status, 0, again.stderr)
+            XCTAssertTrue(again.stdout.contains("already in the \(current) format; nothing to do"), again.stdout)
         }
     }
 
@@ -176,8 +194,9 @@ final class LifecycleCommandTests: MigrateToolTestCase {
         XCTAssertEqual(filled.status, 0, filled.stderr)
         XCTAssertEqual(try tool(["verify", path("app.db"), "--key-file", keys]).status, 0)
         var bytes = try Data(contentsOf: URL(fileURLWithPath: path("app.db")))
-        let page = bytes.count / 1024 / 2
-        for offset in 0..<8 { bytes[page * 1024 + 200 + offset] ^= 0x5A }
+        let pageSize = CommandLineClient.sqlcipherMajorVersion >= 4 ? 4096 : 1024
+        let page = bytes.count / pageSize / 2
+        for offset in 0..<8 { bytes[page * pageSize + 200 + offset] ^= 0x5A }
         try bytes.write(to: URL(fileURLWithPath: path("app.db")))
         let result = try tool(["verify", path("app.db"), "--key-file", keys])
         XCTAssertEqual(result.status, 7, result.stdout)

@@ -57,7 +57,11 @@ final class LintCommandTests: MigrateToolTestCase {
         let result = try tool(["lint", notNull])
         XCTAssertEqual(result.status, 9)
         XCTAssertTrue(result.stdout.contains("0002_Code.up.sql:1: error not-null-without-default:"), result.stdout)
-        XCTAssertTrue(result.stdout.contains("0002_Code.up.sql:1: error fails:"), result.stdout)
+        // SQLite 3.15.2 refuses the statement even on an empty table; since
+        // 3.37 SQLite refuses it only on a table with rows, so on
+        // SQLCipher 4's SQLite the empty scratch database runs it.
+        XCTAssertEqual(result.stdout.contains("0002_Code.up.sql:1: error fails:"), CommandLineClient.sqlcipherMajorVersion < 4,
+                       result.stdout)
     }
 
     func testMissingDownStepsUndoneDownStepsAndNamesInAnotherCase() throws {

@@ -7,15 +7,18 @@ import XCTest
 class MigrateToolTestCase: XCTestCase {
     private(set) var directory: URL!
     let passphrase = "demo passphrase \u{1F512} with spaces"
+    private var watchdog: TestWatchdog?
 
     override func setUpWithError() throws {
         try super.setUpWithError()
+        watchdog = TestWatchdog(name: name)
         directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("MigrateToolTests-\(UUID().uuidString)", isDirectory: true)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     }
 
     override func tearDownWithError() throws {
+        watchdog?.cancel()
         if let directory { try? FileManager.default.removeItem(at: directory) }
         try super.tearDownWithError()
     }
@@ -78,7 +81,8 @@ class MigrateToolTestCase: XCTestCase {
     }
 
     /// A legacy SQLCipher file made by the sqlcipher CLI with `settings`
-    /// (`PRAGMA kdf_iter = 4000; ...`), holding a table `t` with `rows` rows.
+    /// (`PRAGMA cipher_compatibility = 3; PRAGMA kdf_iter = 4000; ...`: SQLCipher
+    /// 3.4.1 ignores the first), holding a table `t` with `rows` rows.
     func makeLegacyDatabase(_ file: String, key: String, settings: String, rows: Int = 10) throws {
         let made = try CommandLineClient.sqlcipher(file, preamble: "PRAGMA key = '\(key)'; \(settings)", sql: """
             CREATE TABLE t (id INTEGER PRIMARY KEY, payload TEXT);

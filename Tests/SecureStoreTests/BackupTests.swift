@@ -20,7 +20,7 @@ final class BackupTests: SecureStoreTestCase {
         let source = try makeSource()
         let destination = try DatabaseQueue(path: path("copy.db"), configuration: keyedConfiguration(passphrase: "copy key"))
         var steps: [DatabaseBackupProgress] = []
-        try source.backup(to: destination, pagesPerStep: 5) { steps.append($0) }
+        try source.backup(to: destination, pagesPerStep: 1) { steps.append($0) }
         XCTAssertGreaterThan(steps.count, 2)
         XCTAssertEqual(steps.last?.isCompleted, true)
         XCTAssertEqual(steps.last?.remainingPageCount, 0)
@@ -51,10 +51,18 @@ final class BackupTests: SecureStoreTestCase {
         XCTAssertEqual(try plain.read { try Int.fetchOne($0, sql: "SELECT a FROM mine") }, 1)
         XCTAssertFalse(try fileBytes(path("plain.db")).contains(Data("confidential".utf8)))
 
-        // In memory, nothing reaches a disk: allowed, as GRDB's in-memory copies.
+        // In memory, nothing reaches a disk: allowed by SQLCipher 3, as
+        // GRDB's in-memory copies; SQLCipher 4 copies an encrypted database
+        // into an encrypted one only, and says so.
         let memory = try DatabaseQueue()
-        try source.backup(to: memory)
-        XCTAssertEqual(try memory.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM secret") }, 500)
+        if SQLCipherLibrary.majorVersion >= 4 {
+            XCTAssertThrowsError(try source.backup(to: memory)) { error in
+                XCTAssertTrue("\(error)".contains("backup is not supported with encrypted databases"), "\(error)")
+            }
+        } else {
+            try source.backup(to: memory)
+            XCTAssertEqual(try memory.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM secret") }, 500)
+        }
     }
 
     func testAProgressErrorStopsTheBackup() throws {
@@ -79,9 +87,24 @@ final class BackupTests: SecureStoreTestCase {
         try dbQueue.writeWithoutTransaction { db in try db.vacuum() }
         let after = try FileManager.default.attributesOfItem(atPath: path("db.sqlite"))[.size] as! Int
         XCTAssertLessThan(after, before)
-        XCTAssertThrowsError(try dbQueue.writeWithoutTransaction { db in try db.vacuum(into: self.path("copy.db")) }) { error in
-            XCTAssertTrue("\(error)".contains("VACUUM INTO needs SQLite 3.27"), "\(error)")
+        guard Database.sqliteLibVersionNumber >= 3_027_000 else {
+            XCTAssertThrowsError(try dbQueue.writeWithoutTransaction { db in try db.vacuum(into: self.path("copy.db")) }) { error in
+                XCTAssertTrue("\(error)".contains("VACUUM INTO needs SQLite 3.27"), "\(error)")
+            }
+            XCTAssertFalse(FileManager.default.fileExists(atPath: path("copy.db")))
+            return
         }
-        XCTAssertFalse(FileManager.default.fileExists(atPath: path("copy.db")))
+        // SQLCipher 4: an encrypted, private copy, which the CLI reads with
+        // the same key.
+        try dbQueue.writeWithoutTransaction { db in
+            try db.execute(sql: "INSERT INTO t VALUES ('copied')")
+            try db.vacuum(into: self.path("copy.db"))
+        }
+        XCTAssertEqual(try FileManager.default.attributesOfItem(atPath: path("copy.db"))[.posixPermissions] as? Int, 0o600)
+        XCTAssertFalse(Database.hasPlaintextHeader(path: path("copy.db")))
+        XCTAssertFalse(try fileBytes(path("copy.db")).contains(Data("copied".utf8)))
+        let read = try CommandLineClient.sqlcipher(path("copy.db"), preamble: "PRAGMA key = 'secret';", sql: "SELECT a FROM t;")
+        XCTAssertEqual(read.stdout, "copied\n", read.stderr)
+        XCTAssertThrowsError(try dbQueue.vacuum(into: path("copy.db")), "an existing file is never overwritten")
     }
 }

@@ -56,8 +56,21 @@ final class CancellationTests: SecureStoreTestCase {
         _ started: Started, file: StaticString = #filePath, line: UInt = #line,
         _ access: @escaping @Sendable () async throws -> Int?
     ) async {
-        let task = Task { try await access() }
-        while !started.isSet { try? await Task.sleep(nanoseconds: 5_000_000) }
+        let finished = Started()
+        let task = Task {
+            defer { finished.set() }
+            return try await access()
+        }
+        // The query starts, or the access ends without starting it (it
+        // failed): a test that waits for nothing fails instead of hanging.
+        let deadline = Date().addingTimeInterval(60)
+        while !started.isSet, !finished.isSet, Date() < deadline { try? await Task.sleep(nanoseconds: 5_000_000) }
+        guard started.isSet else {
+            task.cancel()
+            let outcome = await task.result
+            XCTFail("the long query never started: \(outcome)", file: file, line: line)
+            return
+        }
         task.cancel()
         do {
             let count = try await task.value

@@ -123,15 +123,18 @@ final class CipherTests: SecureStoreTestCase {
     func testStaleTemporaryFilesAreRemovedByTheNextRun() throws {
         let file = try makePlaintext("db.db")
         let stale = directory.appendingPathComponent(".db.db.securestore-tmp-\(UUID().uuidString)").path
-        FileManager.default.createFile(atPath: stale, contents: Data("left by a killed run".utf8))
+        _ = FileManager.default.createFile(atPath: stale, contents: Data("left by a killed run".utf8))
         try Cipher.encrypt(plaintextAt: file, to: file, key: key)
         XCTAssertFalse(FileManager.default.fileExists(atPath: stale))
     }
 
     func testUpgradeOfEveryLegacyFormat() throws {
         // 2.x: kdf_iter 4000 with HMAC; 1.x: without HMAC; 2.x written on
-        // big-endian devices; 2.0 betas (HMAC salt mask 0x00).
-        let formats: [(String, String, Cipher.FileFormat)] = [
+        // big-endian devices; 2.0 betas (HMAC salt mask 0x00); on a
+        // SQLCipher 4 library, SQLCipher 3 files too. Every file is made by
+        // the CLI of the line under test, from SQLCipher 3's settings
+        // (`cipher_compatibility = 3`, which SQLCipher 3.4.1 ignores).
+        var formats: [(String, String, Cipher.FileFormat)] = [
             ("v2.db", "PRAGMA kdf_iter = 4000;", .sqlcipher2),
             ("v1.db", "PRAGMA kdf_iter = 4000; PRAGMA cipher_use_hmac = OFF;", .sqlcipher1),
             ("v2-be.db", "PRAGMA kdf_iter = 4000; PRAGMA cipher_hmac_pgno = be;", .sqlcipher2BigEndian),
@@ -139,16 +142,26 @@ final class CipherTests: SecureStoreTestCase {
             ("v2-beta-be.db", "PRAGMA kdf_iter = 4000; PRAGMA cipher_hmac_pgno = be; PRAGMA cipher_hmac_salt_mask = \"x'00'\";",
              .sqlcipher2BetaBigEndian),
         ]
+        if SQLCipherLibrary.majorVersion >= 4 { formats.insert(("v3.db", "", .sqlcipher3), at: 0) }
         // A current file open meanwhile: the process-wide salt mask that
         // 2.0 betas need must not disturb other connections.
         let current = try DatabaseQueue(path: path("current.db"), configuration: key.configuration())
         try current.write { db in try db.execute(sql: "CREATE TABLE t (a)") }
         for (name, settings, format) in formats {
-            let made = try CommandLineClient.sqlcipher(path(name), preamble: "PRAGMA key = 'old app'; \(settings)",
-                                                       sql: "CREATE TABLE t (a); INSERT INTO t VALUES ('kept'); PRAGMA user_version = 3;")
+            let made = try CommandLineClient.sqlcipher(
+                path(name), preamble: "PRAGMA key = 'old app'; PRAGMA cipher_compatibility = 3; \(settings)",
+                sql: "CREATE TABLE t (a); INSERT INTO t VALUES ('kept'); PRAGMA user_version = 3;")
             XCTAssertEqual(made.status, 0, made.stderr)
             let oldKey = CipherKey(passphrase: "old app")
-            XCTAssertThrowsError(try DatabaseQueue(path: path(name), configuration: oldKey.configuration()), "not readable before")
+            // The open finds the older formats of the line (SQLCipher 3, 2
+            // and 1), and says which; the rare variants need `upgrade`.
+            if [.sqlcipher3, .sqlcipher2, .sqlcipher1].contains(format) {
+                let opened = try DatabaseQueue(path: path(name), configuration: oldKey.configuration(readonly: true))
+                XCTAssertEqual(try opened.read { try $0.cipherSettings?.compatibility }, format.compatibility, name)
+                try opened.close()
+            } else {
+                XCTAssertThrowsError(try DatabaseQueue(path: path(name), configuration: oldKey.configuration()), "not readable before")
+            }
             let before = try sha256(path(name))
             XCTAssertThrowsError(try Cipher.upgrade(at: path(name), key: CipherKey(passphrase: "wrong"))) { error in
                 XCTAssertEqual((error as? DatabaseError)?.resultCode, .SQLITE_NOTADB)
@@ -157,13 +170,14 @@ final class CipherTests: SecureStoreTestCase {
             XCTAssertEqual(try sha256(path(name)), before, "a wrong key leaves \(name) unchanged")
             XCTAssertEqual(try Cipher.detectFormat(at: path(name), key: oldKey), format)
             XCTAssertEqual(try Cipher.upgrade(at: path(name), key: oldKey).format, format)
-            XCTAssertEqual(try Cipher.detectFormat(at: path(name), key: oldKey), .sqlcipher3)
+            XCTAssertEqual(try Cipher.detectFormat(at: path(name), key: oldKey), .current)
             XCTAssertNil(try Cipher.upgrade(at: path(name), key: oldKey).summary, "a current file is left alone")
             XCTAssertEqual(try DatabaseQueue(path: path("current.db"), configuration: key.configuration())
                 .read { try Int.fetchOne($0, sql: "SELECT count(*) FROM t") }, 0)
             let dbQueue = try DatabaseQueue(path: path(name), configuration: oldKey.configuration())
             XCTAssertEqual(try dbQueue.read { try String.fetchOne($0, sql: "SELECT a FROM t") }, "kept")
             XCTAssertEqual(try dbQueue.read { try Int.fetchOne($0, sql: "PRAGMA user_version") }, 3)
+            XCTAssertEqual(try dbQueue.read { try $0.cipherSettings }, CipherSettings.libraryDefaults, "upgraded to the library's defaults")
             let cli = try CommandLineClient.sqlcipher(path(name), preamble: "PRAGMA key = 'old app';", sql: "SELECT a FROM t;")
             XCTAssertEqual(cli.stdout, "kept\n", cli.stderr)
         }
@@ -197,9 +211,10 @@ final class CipherTests: SecureStoreTestCase {
         XCTAssertEqual(healthy.rowCounts["item"], 8400)
 
         // Flip bytes in the middle of the file: one page's HMAC fails.
+        let pageSize = try XCTUnwrap(CipherSettings.libraryDefaults.pageSize)
         var bytes = try fileBytes(file)
-        let page = bytes.count / 1024 / 2
-        for offset in 0..<16 { bytes[page * 1024 + 100 + offset] ^= 0xFF }
+        let page = bytes.count / pageSize / 2
+        for offset in 0..<16 { bytes[page * pageSize + 100 + offset] ^= 0xFF }
         try bytes.write(to: URL(fileURLWithPath: file))
         let damaged = try Cipher.verify(at: file, key: key)
         XCTAssertFalse(damaged.isOK)
@@ -220,7 +235,9 @@ final class ProgressBox: @unchecked Sendable {
 final class LargeFileCipherTests: SecureStoreTestCase {
     func testEveryOperationOnA20MBFile() throws {
         let file = path("big.db")
-        let made = try CommandLineClient.sqlcipher(file, preamble: "PRAGMA key = 'v2 key'; PRAGMA kdf_iter = 4000;", sql: """
+        let made = try CommandLineClient.sqlcipher(file, preamble: """
+            PRAGMA key = 'v2 key'; PRAGMA cipher_compatibility = 3; PRAGMA kdf_iter = 4000;
+            """, sql: """
             CREATE TABLE item (id INTEGER PRIMARY KEY, payload BLOB, label TEXT);
             CREATE INDEX item_label ON item(label);
             WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 84000)

@@ -25,7 +25,9 @@ final class EncryptionRoundTripTests: SecureStoreTestCase {
 
         let withoutKey = try CommandLineClient.sqlcipher(path("db.sqlite"), preamble: "", sql: "SELECT * FROM note;")
         XCTAssertNotEqual(withoutKey.status, 0)
-        XCTAssertTrue(withoutKey.stderr.contains("file is encrypted or is not a database"), withoutKey.stderr)
+        // "file is encrypted or is not a database" (SQLite 3.15), "file is
+        // not a database" (later versions).
+        XCTAssertTrue(withoutKey.stderr.contains("is not a database"), withoutKey.stderr)
     }
 
     func testFileWrittenByTheCLIIsReadBySecureStoreWithThePassphrase() throws {
@@ -92,7 +94,8 @@ final class EncryptionRoundTripTests: SecureStoreTestCase {
             XCTAssertEqual(error.resultCode, .SQLITE_NOTADB)
             XCTAssertTrue(error.message?.contains("the key is wrong") == true, "\(error)")
             // Code that matches on SQLite's text, as GRDB users do, keeps working.
-            XCTAssertTrue(error.message?.hasPrefix("file is encrypted or is not a database") == true, "\(error)")
+            let sqliteText = ["file is encrypted or is not a database", "file is not a database"]
+            XCTAssertTrue(sqliteText.contains { error.message?.hasPrefix($0) == true }, "\(error)")
             XCTAssertFalse("\(error)".contains("wrong\""), "the key must not appear in the error")
         }
         // catch-pattern matching, GRDB style
@@ -191,10 +194,19 @@ final class EncryptionRoundTripTests: SecureStoreTestCase {
         XCTAssertEqual(try again.read { try String.fetchOne($0, sql: "SELECT a FROM t") }, "custom")
         try again.close()
 
-        // Default settings: a clear NOTADB error that names the settings tried.
+        // Default settings: a clear NOTADB error that names the settings
+        // tried: the library's defaults, then its older formats.
+        let defaults = CipherSettings.libraryDefaults
         XCTAssertThrowsError(try makeEncryptedQueue("custom.sqlite", passphrase: "s")) { error in
             XCTAssertEqual((error as? DatabaseError)?.resultCode, .SQLITE_NOTADB)
-            XCTAssertTrue("\(error)".contains("kdf_iter 64000, cipher_page_size 1024"), "\(error)")
+            XCTAssertTrue("\(error)".contains("kdf_iter \(defaults.kdfIterations!), cipher_page_size \(defaults.pageSize!)"), "\(error)")
+            XCTAssertTrue("\(error)".contains("nor in the SQLCipher \(SQLCipherLibrary.majorVersion - 1)"), "\(error)")
+        }
+        // Explicit settings: only those are tried, and named.
+        let other = keyedConfiguration(passphrase: "s", cipherSettings: CipherSettings(pageSize: 8192))
+        XCTAssertThrowsError(try DatabaseQueue(path: path("custom.sqlite"), configuration: other)) { error in
+            XCTAssertTrue("\(error)".contains("cipher_page_size 8192"), "\(error)")
+            XCTAssertFalse("\(error)".contains("format"), "\(error)")
         }
 
         // The CLI agrees, with and without the settings.
@@ -216,8 +228,14 @@ final class EncryptionRoundTripTests: SecureStoreTestCase {
 
     func testCipherVersion() throws {
         let version = try makeEncryptedQueue().read { db in try db.cipherVersion }
-        XCTAssertTrue(version.hasPrefix("3."), version)
+        XCTAssertEqual(version, SQLCipherLibrary.version)
+        XCTAssertTrue(version.hasPrefix("\(SQLCipherLibrary.majorVersion)."), version)
+        XCTAssertTrue([3, 4].contains(SQLCipherLibrary.majorVersion), version)
         XCTAssertGreaterThanOrEqual(Database.sqliteLibVersionNumber, 3_015_000)
+        // What a new file gets is the library's defaults, read back.
+        let settings = try makeEncryptedQueue("new.sqlite").read { db in try db.cipherSettings }
+        XCTAssertEqual(settings, CipherSettings.libraryDefaults)
+        XCTAssertEqual(settings?.compatibility, SQLCipherLibrary.majorVersion)
     }
 
     func testCipherProviderFipsStatusAndLogging() throws {
@@ -226,13 +244,38 @@ final class EncryptionRoundTripTests: SecureStoreTestCase {
             let providerVersion = try db.cipherProviderVersion
             XCTAssertTrue(providerVersion?.hasPrefix("OpenSSL") == true, providerVersion ?? "nil")
             XCTAssertEqual(try db.cipherFipsStatus, "0")
-            // SQLCipher 3 has no logs: asking for them is an error that says
-            // so, not a pragma that SQLite would silently ignore.
-            XCTAssertThrowsError(try db.enableCipherLogging(logLevel: .error, target: .stderr)) { error in
-                XCTAssertTrue("\(error)".contains("need SQLCipher 4.0 or later"), "\(error)")
+            guard SQLCipherLibrary.majorVersion >= 4 else {
+                // SQLCipher 3 has no logs: asking for them is an error that
+                // says so, not a pragma that SQLite would silently ignore.
+                XCTAssertThrowsError(try db.enableCipherLogging(logLevel: .error, target: .stderr)) { error in
+                    XCTAssertTrue("\(error)".contains("needs SQLCipher 4.0 or later"), "\(error)")
+                }
+                XCTAssertThrowsError(try db.disableCipherLogging())
+                return
             }
-            XCTAssertThrowsError(try db.disableCipherLogging())
+            // SQLCipher 4 logs to a file when asked, and stops when asked.
+            let log = self.path("cipher.log")
+            try db.enableCipherLogging(logLevel: .debug, target: .file(log))
+            // Keying another connection logs SQLCipher's key derivation.
+            try self.makeEncryptedQueue("logged.sqlite").write { db in try db.execute(sql: "CREATE TABLE t (a)") }
+            try db.disableCipherLogging()
+            let logged = try String(contentsOfFile: log, encoding: .utf8)
+            XCTAssertTrue(logged.contains("DEBUG"), logged)
+            XCTAssertFalse(logged.contains("secret"), "no key in SQLCipher's log")
+            let size = logged.utf8.count
+            try self.makeEncryptedQueue("quiet.sqlite").write { db in try db.execute(sql: "CREATE TABLE t (a)") }
+            XCTAssertEqual(try String(contentsOfFile: log, encoding: .utf8).utf8.count, size, "nothing logged once disabled")
+            // Back to SecureStore's default: no log on standard error.
+            try db.execute(sql: "PRAGMA cipher_log = off")
         }
+    }
+
+    /// SQLCipher 4 logs warnings and errors to standard error by default:
+    /// SecureStore turns that off, so that a wrong key and the detection of
+    /// an older format print nothing beyond the error thrown.
+    func testNoCipherLogOnStandardErrorByDefault() throws {
+        guard SQLCipherLibrary.majorVersion >= 4 else { throw XCTSkip("SQLCipher 3.4.1 has no logging") }
+        XCTAssertEqual(try makeEncryptedQueue().read { try String.fetchOne($0, sql: "PRAGMA cipher_log_level") }, "NONE")
     }
 
     /// A file as an iOS app using GRDB with SQLCipher 3 would leave it: WAL

@@ -67,9 +67,19 @@ final class OpenBadInputTests: SecureStoreTestCase {
         let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("Fixtures/sqlcipher4-defaults.db")
         try FileManager.default.copyItem(atPath: fixture.path, toPath: path("sqlcipher4.db"))
-        try assertRefused(path("sqlcipher4.db"), codes: [.SQLITE_NOTADB], mentions: "SQLCipher 4")
+        if SQLCipherLibrary.majorVersion >= 4 {
+            // SQLCipher 4.12's defaults, read by this SQLCipher 4 library.
+            let dbQueue = try DatabaseQueue(path: path("sqlcipher4.db"),
+                                            configuration: CipherKey(passphrase: "fixture key").configuration(readonly: true))
+            XCTAssertEqual(try dbQueue.read { try String.fetchOne($0, sql: "SELECT a FROM t") }, "made by SQLCipher 4 defaults")
+            XCTAssertEqual(try dbQueue.read { try $0.cipherSettings }, CipherSettings.sqlcipher4Defaults)
+            try dbQueue.close()
+            try assertRefused(path("sqlcipher4.db"), codes: [.SQLITE_NOTADB], mentions: "the key is wrong")
+        } else {
+            try assertRefused(path("sqlcipher4.db"), codes: [.SQLITE_NOTADB], mentions: "may be a SQLCipher 4 file")
+        }
 
-        FileManager.default.createFile(atPath: path("random.db"), contents: Data((0..<16384).map { _ in UInt8.random(in: 0...255) }))
+        _ = FileManager.default.createFile(atPath: path("random.db"), contents: Data((0..<16384).map { _ in UInt8.random(in: 0...255) }))
         try assertRefused(path("random.db"), codes: [.SQLITE_NOTADB], mentions: "not a database")
     }
 
@@ -79,7 +89,7 @@ final class OpenBadInputTests: SecureStoreTestCase {
         // empty database, nor overwritten.
         for cut in [1, 100, Int.random(in: 2..<1024), Int.random(in: 1025..<(good.count - 1)), Int.random(in: 1025..<(good.count - 1))] {
             let file = path("truncated-\(cut).db")
-            FileManager.default.createFile(atPath: file, contents: good.prefix(cut))
+            _ = FileManager.default.createFile(atPath: file, contents: good.prefix(cut))
             // The key check reads sqlite_master; a cut further on shows up
             // when the damaged page is read, and never changes the file.
             do {
@@ -119,7 +129,7 @@ final class OpenBadInputTests: SecureStoreTestCase {
     /// read-write open makes it a new encrypted database (the first page
     /// fixes the salt), a read-only open leaves it as it is.
     func testZeroByteFile() throws {
-        FileManager.default.createFile(atPath: path("empty.db"), contents: Data())
+        _ = FileManager.default.createFile(atPath: path("empty.db"), contents: Data())
         try open(path("empty.db"), with: .readonlyQueue)
         XCTAssertEqual(try fileBytes(path("empty.db")).count, 0)
         try open(path("empty.db"), with: .queue)

@@ -220,7 +220,10 @@ final class ValueObservationTests: SecureStoreTestCase {
                 """)
         }
         let request = Shelf.including(all: Shelf.books)
-        XCTAssertEqual(try dbPool.read { db in try request.databaseRegion(db).description }, "shelf(id),shelfBook(id,shelfId)")
+        // SQLite 3.46's authorizer reports a read of the whole table when a
+        // query reads its rowid only: the region is then the whole table.
+        let region = try dbPool.read { db in try request.databaseRegion(db).description }
+        XCTAssertTrue(["shelf(id),shelfBook(id,shelfId)", "shelf(*),shelfBook(id,shelfId)"].contains(region), region)
         let values = Values<[Int]>()
         let cancellable = ValueObservation
             .tracking { db in try request.asRequest(of: ShelfInfo.self).fetchAll(db).map(\.books.count) }

@@ -9,8 +9,12 @@ public enum CommandLineClient {
         public var stderr: String
     }
 
+    /// Runs `executable`, feeding `stdin`; a child still running after
+    /// `timeout` seconds is killed and reported with status -1, so that a
+    /// test fails instead of hanging.
     public static func run(
-        _ executable: String, _ arguments: [String], stdin: String = "", environment: [String: String] = [:]
+        _ executable: String, _ arguments: [String], stdin: String = "", environment: [String: String] = [:],
+        timeout: TimeInterval = 300
     ) throws -> Result {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
@@ -23,20 +27,54 @@ public enum CommandLineClient {
         process.standardOutput = output
         process.standardError = error
         try process.run()
+        let watchdog = DispatchWorkItem { [process] in
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        }
+        DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: watchdog)
+        defer { watchdog.cancel() }
         input.fileHandleForWriting.write(Data(stdin.utf8))
         try input.fileHandleForWriting.close()
         // Read both pipes before waiting, so a full pipe cannot block the child.
         let outData = output.fileHandleForReading.readDataToEndOfFile()
         let errData = error.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        return Result(status: process.terminationStatus,
+        let killed = process.terminationReason == .uncaughtSignal && process.terminationStatus == SIGKILL
+        return Result(status: killed ? -1 : process.terminationStatus,
                       stdout: String(decoding: outData, as: UTF8.self),
-                      stderr: String(decoding: errData, as: UTF8.self))
+                      stderr: (killed ? "killed after \(Int(timeout)) s\n" : "") + String(decoding: errData, as: UTF8.self))
     }
 
+    /// The `sqlcipher` CLI of the SQLCipher line under test: the first on
+    /// PATH (scripts/sqlcipher-line.sh puts SQLCipher 4's first when the
+    /// suite runs against it), else Debian's.
+    public static let sqlcipherPath: String = {
+        for folder in (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":") {
+            let candidate = "\(folder)/sqlcipher"
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+        }
+        return "/usr/bin/sqlcipher"
+    }()
+
+    /// The SQLCipher version of that CLI, as `PRAGMA cipher_version`
+    /// gives it: "3.4.1", "4.6.1 community".
+    public static let sqlcipherVersion: String = {
+        let result = try? run(sqlcipherPath, ["-batch", ":memory:"], stdin: "PRAGMA cipher_version;\n")
+        return (result?.stdout ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+    }()
+
+    /// The major version of that CLI's SQLCipher: 3 or 4.
+    public static var sqlcipherMajorVersion: Int { Int(sqlcipherVersion.prefix { $0.isNumber }) ?? 3 }
+
     /// Runs SQL with the `sqlcipher` CLI; `preamble` holds the key PRAGMAs.
+    /// What the preamble prints (SQLCipher 4 answers `PRAGMA key` with
+    /// `ok`) is discarded: the output is the SQL's.
     public static func sqlcipher(_ path: String, preamble: String, sql: String) throws -> Result {
-        try run("/usr/bin/sqlcipher", ["-batch", path], stdin: preamble + "\n" + sql + "\n")
+        try run(sqlcipherPath, ["-batch", path], stdin: quietly(preamble) + sql + "\n")
+    }
+
+    /// `preamble` between `.output /dev/null` and `.output stdout`.
+    public static func quietly(_ preamble: String) -> String {
+        preamble.isEmpty ? "" : ".output /dev/null\n\(preamble)\n.output stdout\n"
     }
 
     public static func sqlite3(_ path: String, sql: String) throws -> Result {

@@ -30,15 +30,16 @@ extension MigrateToolCommand {
                 close(descriptor)
                 do {
                     let dbQueue = try DatabaseQueue(path: database, configuration: key.configuration())
-                    let version = try dbQueue.read { db in try db.cipherVersion }
+                    // What the new file really has, read back from SQLCipher.
+                    let (version, settings) = try dbQueue.read { db in (try db.cipherVersion, try CipherSettingsReport(db)) }
                     try dbQueue.close()
+                    guard let settings else { throw ToolError(.internalError, "\(database) was created without encryption") }
                     let report = CreateReport(file: database, encrypted: !Database.hasPlaintextHeader(path: database),
-                                              sqlcipherVersion: version,
-                                              cipherSettings: CipherSettingsReport(key.cipherSettings))
+                                              sqlcipherVersion: version, cipherSettings: settings)
                     if output.json {
                         Output.json(report)
                     } else {
-                        Output.line("created \(database) (encrypted, SQLCipher \(version), \(key.cipherSettings))")
+                        Output.line("created \(database) (encrypted, SQLCipher \(version), \(settings.text))")
                     }
                 } catch {
                     try? FileManager.default.removeItem(atPath: database)
@@ -55,17 +56,4 @@ struct CreateReport: Codable {
     var encrypted: Bool
     var sqlcipherVersion: String
     var cipherSettings: CipherSettingsReport
-}
-
-struct CipherSettingsReport: Codable {
-    var kdfIter: Int
-    var pageSize: Int
-    var hmac: Bool
-
-    init(_ settings: CipherSettings) {
-        let defaults = CipherSettings.sqlcipher3Defaults
-        kdfIter = settings.kdfIterations ?? defaults.kdfIterations ?? 64000
-        pageSize = settings.pageSize ?? defaults.pageSize ?? 1024
-        hmac = settings.usesHMAC ?? true
-    }
 }

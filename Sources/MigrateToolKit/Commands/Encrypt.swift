@@ -35,10 +35,19 @@ extension MigrateToolCommand {
                     guard isPlaintext else {
                         // A retry of an in-place encrypt that finished: the
                         // key opens the file, so there is nothing to do.
-                        if output == nil, let summary = try? Cipher.summary(at: source, key: key.key) {
-                            throw AlreadyDone(summary: summary, note: "already encrypted with this key; nothing to do")
+                        let reason: String
+                        do {
+                            let summary = try Cipher.summary(at: source, key: key.key)
+                            if output == nil {
+                                throw AlreadyDone(summary: summary, note: "already encrypted with this key; nothing to do")
+                            }
+                            reason = "it is already encrypted with this key"
+                        } catch let error as DatabaseError {
+                            // The library's words: the settings tried, and
+                            // what this SQLCipher line cannot read.
+                            reason = error.message ?? "the given key does not open it"
                         }
-                        throw ToolError(.notADatabase, "\(source) is not a plaintext SQLite file, and the given key does not open it: the key is wrong, or the file is not a database, or it needs other cipher settings (SQLCipher 4 files cannot be read by SQLCipher 3)")
+                        throw ToolError(.notADatabase, "\(source) is not a plaintext SQLite file: \(reason)")
                     }
                     var kept: String?
                     if output == nil && keepPlaintext {

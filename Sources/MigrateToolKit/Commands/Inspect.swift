@@ -91,7 +91,7 @@ struct InspectReport: Codable {
         encrypted = !Database.hasPlaintextHeader(path: path)
         sqlcipherVersion = try db.cipherVersion
         sqliteVersion = Database.sqliteLibVersion
-        cipherSettings = encrypted ? CipherSettingsReport(key?.cipherSettings ?? CipherSettings()) : nil
+        cipherSettings = try CipherSettingsReport(db)
         pageCount = try Int.fetchOne(db, sql: "PRAGMA page_count") ?? 0
         pageSize = try Int.fetchOne(db, sql: "PRAGMA page_size") ?? 0
         userVersion = try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0
@@ -123,7 +123,7 @@ struct InspectReport: Codable {
         Output.line("encrypted:      \(encrypted ? "yes" : "NO (plaintext SQLite header)")")
         Output.line("SQLCipher:      \(sqlcipherVersion) on SQLite \(sqliteVersion)")
         if let cipherSettings {
-            Output.line("cipher:         kdf_iter \(cipherSettings.kdfIter), cipher_page_size \(cipherSettings.pageSize), HMAC \(cipherSettings.hmac ? "on" : "off")")
+            Output.line("cipher:         \(cipherSettings.text)")
         }
         Output.line("pages:          \(pageCount) x \(pageSize) bytes, journal \(journalMode), user_version \(userVersion)")
         Output.line("migrations:     \(migrations.applied.count) applied")

@@ -38,7 +38,9 @@ extension MigrateToolCommand {
                 let up = folder.appendingPathComponent("\(stem).up.sql")
                 let down = folder.appendingPathComponent("\(stem).down.sql")
                 try write("-- \(name): the change. Runs in one transaction.\n", to: up)
-                try write("-- \(name): undo the change (SQLite 3.15.2 has no DROP COLUMN: rebuild the table).\n", to: down)
+                let dropColumn = Database.sqliteLibVersionNumber >= 3_035_000
+                    ? "" : " (SQLite \(Database.sqliteLibVersion) has no DROP COLUMN: rebuild the table)"
+                try write("-- \(name): undo the change\(dropColumn).\n", to: down)
                 if output.json {
                     Output.json(["identifier": name, "up": up.path, "down": down.path])
                 } else {

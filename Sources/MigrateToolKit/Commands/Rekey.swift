@@ -69,10 +69,11 @@ extension MigrateToolCommand {
         }
     }
 
-    /// `upgrade DB`: SQLCipher 1.x/2.x to the current format.
+    /// `upgrade DB`: an older SQLCipher format to the library's current one.
     struct Upgrade: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Upgrade a SQLCipher 1.x/2.x file to the SQLCipher 3 format in place (cipher_migrate), after a backup.")
+            abstract: "Rewrite a file of an older SQLCipher format (1.x, 2.x; 3.x on SQLCipher 4) in this library's format, in place, after a backup.",
+            discussion: "The file is exported into a private temporary file, verified and renamed over the old one: a crash leaves the old file or the new one. The current format: \(Cipher.FileFormat.current) (SQLCipher \(SQLCipherLibrary.version)).")
 
         @Argument(help: "The database.")
         var database: String
@@ -88,9 +89,13 @@ extension MigrateToolCommand {
                 return try CipherRun.run("upgrade", file: database, output: database, json: outputOptions.json,
                                          lockTimeout: lock.seconds, access: .write) { progress in
                     let format = try Cipher.detectFormat(at: database, key: key.key)
-                    guard format != .sqlcipher3 else {
-                        throw AlreadyDone(summary: try Cipher.summary(at: database, key: key.key),
-                                          note: "already in the SQLCipher 3 format; nothing to do")
+                    guard format != .current else {
+                        // Opened as the other commands open it: a file cut
+                        // short is reported, not "nothing to do".
+                        let dbQueue = try DatabaseFile.open(database, key: key, readonly: true, busyTimeout: lock.seconds)
+                        defer { try? dbQueue.close() }
+                        throw AlreadyDone(summary: try dbQueue.read { db in try Cipher.summary(db) },
+                                          note: "already in the \(format) format; nothing to do")
                     }
                     let store = backups.store(for: database)
                     let backup = backups.noBackup ? nil : try store.copy()
@@ -111,7 +116,8 @@ extension MigrateToolCommand {
     /// `verify DB`: key, integrity, every page.
     struct Verify: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Check the key, run the integrity check, and read every row so that damaged pages show up (exit 7).")
+            abstract: "Check the key, run the integrity checks, and read every row so that damaged pages show up (exit 7).",
+            discussion: "On SQLCipher 4 the check includes PRAGMA cipher_integrity_check: every page's HMAC, read from the file without decrypting into the schema.")
 
         @Argument(help: "The database.")
         var database: String
@@ -135,18 +141,22 @@ extension MigrateToolCommand {
                     throw ErrorMapping.toolError(error, file: database)
                 }
                 let json = VerifyJSON(file: database, ok: report.isOK, integrity: report.integrity,
+                                      cipherIntegrity: report.cipherIntegrity,
                                       damagedPage: report.damagedPage, damagedTables: report.damagedTables,
                                       rowCounts: report.rowCounts)
                 if outputOptions.json {
                     Output.json(json)
                 } else if report.isOK {
-                    Output.line("\(database): ok (key, integrity, \(report.rowCounts.values.reduce(0, +)) row(s) in \(report.rowCounts.count) table(s) read)")
+                    let hmac = report.cipherIntegrity == nil ? "" : "every page's HMAC, "
+                    Output.line("\(database): ok (key, integrity, \(hmac)\(report.rowCounts.values.reduce(0, +)) row(s) in \(report.rowCounts.count) table(s) read)")
                 } else {
                     var text = "\(database): DAMAGED"
                     if let page = report.damagedPage { text += " at page \(page)" }
                     if !report.damagedTables.isEmpty { text += "; tables that do not read: \(report.damagedTables.joined(separator: ", "))" }
                     Output.line(text)
-                    for message in report.integrity.prefix(5) { Output.line("  \(message)") }
+                    for message in ((report.cipherIntegrity ?? []) + report.integrity.filter { $0 != "ok" }).prefix(5) {
+                        Output.line("  \(message)")
+                    }
                 }
                 return report.isOK ? .success : .damaged
             }
@@ -158,6 +168,8 @@ struct VerifyJSON: Codable {
     var file: String
     var ok: Bool
     var integrity: [String]
+    /// SQLCipher 4's HMAC failures by page; nil on SQLCipher 3.
+    var cipherIntegrity: [String]?
     var damagedPage: Int?
     var damagedTables: [String]
     var rowCounts: [String: Int]

@@ -26,7 +26,8 @@ extension MigrateToolCommand {
                 var report = try dbQueue.read { db in
                     let validation = try migrator.validate(db)
                     let pending = MigrationPlan(direction: .up, steps: validation.pending)
-                    return StatusReport(file: database, current: try migrator.history(db).last?.identifier,
+                    return StatusReport(file: database, cipherSettings: try CipherSettingsReport(db),
+                                        current: try migrator.history(db).last?.identifier,
                                         pending: validation.pending, superseded: validation.superseded,
                                         checksumMismatches: validation.checksumMismatches.map(\.identifier),
                                         schemaDrift: validation.schemaDrift != nil,
@@ -40,6 +41,7 @@ extension MigrateToolCommand {
                     Output.json(report)
                 } else {
                     Output.line("\(database): at \(report.current ?? "(no migration)"), \(report.pending.count) pending\(report.pending.isEmpty ? "" : ": " + report.pending.joined(separator: ", "))")
+                    Output.line("cipher: \(report.cipherSettings?.text ?? "none (plaintext)")")
                     if !report.superseded.isEmpty { Output.line("superseded: \(report.superseded.joined(separator: ", "))") }
                     if !report.checksumMismatches.isEmpty { Output.line("changed after apply: \(report.checksumMismatches.joined(separator: ", "))") }
                     if report.schemaDrift { Output.line("schema drift: the schema changed outside migrations") }
@@ -56,6 +58,8 @@ extension MigrateToolCommand {
 
 struct StatusReport: Codable {
     var file: String
+    /// What the file was opened with; nil for a plaintext file.
+    var cipherSettings: CipherSettingsReport?
     var current: String?
     var pending: [String]
     var superseded: [String]

@@ -25,7 +25,8 @@ import SecureStore
 /// (the name of an environment variable holding the passphrase) or
 /// `command` (run without a shell, as `--key-command` is; its output is the
 /// passphrase, or `x'<64 hex>'` for a raw key), and optionally `kdf_iter`,
-/// `page_size` and `command_timeout` (seconds, default 30). A value may be put in double
+/// `page_size`, `compatibility` (1 to 4: the settings of that SQLCipher
+/// version) and `command_timeout` (seconds, default 30). A value may be put in double
 /// quotes to keep spaces at its ends. The first key is the default.
 public struct KeyFile: Sendable {
     struct Entry: Sendable {
@@ -133,12 +134,17 @@ public struct KeyFile: Sendable {
                       number & (number - 1) == 0
                 else { throw fail("page_size must be a power of two from 512 to 65536") }
                 entry.settings.pageSize = number
+            case "compatibility":
+                guard let number = Int(String(decoding: value, as: UTF8.self)), (1...4).contains(number) else {
+                    throw fail("compatibility must be 1, 2, 3 or 4 (the SQLCipher version whose settings the file has)")
+                }
+                entry.settings.compatibility = number
             default:
                 // Echo the name only when it looks like one: a line such as
                 // `my secret = x` must not put its left side in a log.
                 let looksLikeAName = setting.count <= 32 && setting.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }
                 let shown = looksLikeAName ? "\"\(setting)\"" : "on this line"
-                throw fail("unknown setting \(shown) (expected passphrase, raw, env, command, command_timeout, kdf_iter or page_size)")
+                throw fail("unknown setting \(shown) (expected passphrase, raw, env, command, command_timeout, kdf_iter, page_size or compatibility)")
             }
             guard entry.sourceCount <= 1 else { throw fail("key [\(entry.name)] has more than one of passphrase, raw, env and command") }
             entries.append(entry)

@@ -28,11 +28,17 @@ public struct KeyOptions: ParsableArguments {
     @Option(name: .customLong("key-command-timeout"), help: ArgumentHelp("Seconds --key-command may take.", valueName: "seconds"))
     var keyCommandTimeout: Double = 30
 
-    @Option(name: .customLong("kdf-iter"), help: "SQLCipher kdf_iter the file was made with (default 64000).")
+    @Option(name: .customLong("kdf-iter"), help: ArgumentHelp(
+        "SQLCipher kdf_iter the file was made with (default: \(LibraryDefaults.kdfIterations)).", valueName: "n"))
     var kdfIterations: Int?
 
-    @Option(name: .customLong("page-size"), help: "SQLCipher cipher_page_size the file was made with (default 1024).")
+    @Option(name: .customLong("page-size"), help: ArgumentHelp(
+        "SQLCipher cipher_page_size the file was made with (default: \(LibraryDefaults.pageSize)).", valueName: "bytes"))
     var pageSize: Int?
+
+    @Option(name: .customLong("cipher-compatibility"), help: ArgumentHelp(
+        "Open the file with the settings of SQLCipher 1, 2, 3 or 4 (\(LibraryDefaults.compatibilityHelp)).", valueName: "n"))
+    var compatibility: Int?
 
     /// The options with their defaults, for ArgumentParser to fill.
     public init() {}
@@ -53,6 +59,9 @@ public struct KeyOptions: ParsableArguments {
         if let pageSize, !(512...65536).contains(pageSize) || pageSize & (pageSize - 1) != 0 {
             throw ValidationError("--page-size must be a power of two from 512 to 65536.")
         }
+        if let compatibility, !(1...4).contains(compatibility) {
+            throw ValidationError("--cipher-compatibility must be 1, 2, 3 or 4.")
+        }
     }
 
     var hasKeySource: Bool {
@@ -65,7 +74,8 @@ public struct KeyOptions: ParsableArguments {
         try KeySources(file: keyFile, name: keyName, environmentVariable: keyEnvironmentVariable,
                        standardInput: keyFromStandardInput, descriptor: keyFileDescriptor,
                        command: try keyCommand.map { try KeyCommand($0, timeout: keyCommandTimeout) },
-                       kdfIterations: kdfIterations, pageSize: pageSize).resolve()
+                       settings: CipherSettings(pageSize: pageSize, kdfIterations: kdfIterations,
+                                                compatibility: compatibility)).resolve()
     }
 }
 
@@ -77,8 +87,8 @@ struct KeySources {
     var standardInput: Bool
     var descriptor: Int32?
     var command: KeyCommand?
-    var kdfIterations: Int?
-    var pageSize: Int?
+    /// Settings given on the command line, over the key file's.
+    var settings = CipherSettings()
 
     var isEmpty: Bool { file == nil && environmentVariable == nil && !standardInput && descriptor == nil && command == nil }
 
@@ -106,8 +116,7 @@ struct KeySources {
         } else {
             return nil
         }
-        if let kdfIterations { key.cipherSettings.kdfIterations = kdfIterations }
-        if let pageSize { key.cipherSettings.pageSize = pageSize }
+        key.cipherSettings = settings.resolved(over: key.cipherSettings)
         return key
     }
 
@@ -123,5 +132,20 @@ struct KeySources {
         for index in buffer.indices { buffer[index] = 0 }
         while let last = bytes.last, last == UInt8(ascii: "\n") || last == UInt8(ascii: "\r") { bytes.removeLast() }
         return bytes
+    }
+}
+
+/// The defaults of the SQLCipher library the tool runs on, for help texts:
+/// SQLCipher 4's on a 4.x library, SQLCipher 3's on 3.x.
+enum LibraryDefaults {
+    static var kdfIterations: String {
+        let settings = CipherSettings.libraryDefaults
+        return "\(settings.kdfIterations ?? 0), PBKDF2-HMAC-\(settings.kdfAlgorithm ?? .sha1), on SQLCipher \(SQLCipherLibrary.version)"
+    }
+
+    static var pageSize: String { "\(CipherSettings.libraryDefaults.pageSize ?? 0) on SQLCipher \(SQLCipherLibrary.version)" }
+
+    static var compatibilityHelp: String {
+        "default: SQLCipher \(SQLCipherLibrary.majorVersion)'s settings, then older formats until one reads"
     }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import SecureStore
 
 /// The new key of `rekey`: the same sources as the current key, prefixed
 /// with `new-`.
@@ -20,10 +21,12 @@ public struct NewKeyOptions: ParsableArguments {
         "Run this command (no shell) and read the new key from its output.", valueName: "command"))
     var keyCommand: String?
 
-    @Option(name: .customLong("new-kdf-iter"), help: "kdf_iter for the re-encrypted file (default: the new key's, else 64000).")
+    @Option(name: .customLong("new-kdf-iter"), help: ArgumentHelp(
+        "kdf_iter for the re-encrypted file (default: the new key's, else the file's).", valueName: "n"))
     var kdfIterations: Int?
 
-    @Option(name: .customLong("new-page-size"), help: "cipher_page_size for the re-encrypted file (default: the new key's, else 1024).")
+    @Option(name: .customLong("new-page-size"), help: ArgumentHelp(
+        "cipher_page_size for the re-encrypted file (default: the new key's, else the file's).", valueName: "bytes"))
     var pageSize: Int?
 
     /// The options with their defaults, for ArgumentParser to fill.
@@ -48,7 +51,7 @@ public struct NewKeyOptions: ParsableArguments {
         let sources = KeySources(file: keyFile, name: keyName, environmentVariable: keyEnvironmentVariable,
                                  standardInput: false, descriptor: keyFileDescriptor,
                                  command: try keyCommand.map { try KeyCommand($0, timeout: 30) },
-                                 kdfIterations: kdfIterations, pageSize: pageSize)
+                                 settings: CipherSettings(pageSize: pageSize, kdfIterations: kdfIterations))
         if var key = try sources.resolve() {
             key.origin = "new " + key.origin
             return key

@@ -8,6 +8,9 @@ struct CipherReport: Codable {
     var output: String
     var rowCounts: [String: Int]
     var userVersion: Int
+    /// The settings the new file was written with (encrypt, rekey,
+    /// upgrade, backup); nil for a plaintext output or nothing written.
+    var cipherSettings: CipherSettingsReport?
     var backup: String?
     /// Set when there was nothing to do (a retry after an interrupted or
     /// finished run): "already encrypted with this key".
@@ -16,7 +19,7 @@ struct CipherReport: Codable {
     var verified = false
 
     private enum CodingKeys: String, CodingKey {
-        case file, operation, output, rowCounts, userVersion, backup, note
+        case file, operation, output, rowCounts, userVersion, cipherSettings, backup, note
     }
 }
 
@@ -82,6 +85,7 @@ enum CipherRun {
         }
         return CipherReport(file: file, operation: operation, output: output,
                             rowCounts: outcome.summary?.rowCounts ?? [:], userVersion: outcome.summary?.userVersion ?? 0,
+                            cipherSettings: outcome.summary?.cipherSettings.map(CipherSettingsReport.init),
                             backup: outcome.backup, note: outcome.note, verified: outcome.summary != nil)
     }
 }
@@ -93,6 +97,7 @@ extension CipherReport {
         var text = "\(operation): \(file)"
         if output != file { text += " -> \(output)" }
         if verified { text += " (\(rowCounts.count) table(s), \(rows) row(s), user_version \(userVersion), verified)" }
+        if let cipherSettings { text += " [\(cipherSettings.text)]" }
         if let backup { text += " (backup: \(backup))" }
         if let note { text += ": \(note)" }
         return text

@@ -76,10 +76,25 @@ public struct Configuration: Sendable {
     /// this setting, false by default as in GRDB, changes nothing here.
     public var acceptsDoubleQuotedStringLiterals = false
 
-    /// SQLCipher settings that differ from SQLCipher 3's defaults. They are
-    /// applied right after the key, on every connection: a file made with
-    /// non-default settings can only be read with the same ones.
+    /// SQLCipher settings that differ from the library's defaults
+    /// (``CipherSettings/libraryDefaults``). They are applied right after
+    /// the key, on every connection: a file made with non-default settings
+    /// can only be read with the same ones. With none, a file that the
+    /// defaults do not open is tried in the older formats of the library's
+    /// line (see ``Database/cipherSettings``).
     public var cipherSettings = CipherSettings()
+
+    /// Turns on SQLCipher 4's memory security (`PRAGMA
+    /// cipher_memory_security = ON`): SQLCipher wipes the memory it frees,
+    /// at a cost in speed. It is process-wide and cannot be turned off
+    /// again; on SQLCipher 3, which has no such option, opening a
+    /// connection throws. Default false, as in SQLCipher 4.5 and later.
+    ///
+    /// ```swift
+    /// var config = Configuration()
+    /// config.cipherMemorySecurity = true
+    /// ```
+    public var cipherMemorySecurity = false
 
     /// Whether `writeWithoutTransaction` and `inDatabase` may end with a
     /// transaction still open (false: such a call stops the program, as in

@@ -27,37 +27,42 @@ extension Database {
 
     /// Gives the key of an encrypted database, as passphrase bytes.
     ///
-    /// In a ``DatabasePool`` the passphrase is derived once per pool; the
-    /// other connections are keyed with the derived raw key.
+    /// In a ``DatabasePool`` the passphrase is derived once per pool, with
+    /// the KDF the connection really uses; the other connections are keyed
+    /// with the derived raw key.
     public func usePassphrase(_ passphrase: Data) throws {
         guard !passphrase.isEmpty else { throw Database.emptyKeyError() }
         guard let cache = configuration.keyCache else { return try applyKey(passphrase) }
-        let iterations = cache.iterations(configured: configuration.cipherSettings.kdfIterations ?? 64000)
+        let settings = keyingSettings
+        let parameters = cache.keyDerivation(configured: SQLCipherLibrary.line.keyDerivation(for: settings))
         lastPassphrase = passphrase
-        if var keyAndSalt = cache.keyAndSalt(passphrase: passphrase, path: path, iterations: iterations) {
+        if var keyAndSalt = cache.keyAndSalt(passphrase: passphrase, path: path, parameters: parameters, settings: settings) {
             defer { keyAndSalt.resetBytes(in: 0..<keyAndSalt.count) }
             var text = try Database.rawKeyText(keyAndSalt)
             defer { text.resetBytes(in: 0..<text.count) }
             try applyKey(text)
-            derivedKeyIterations = iterations
+            derivedKeyParameters = parameters
             return
         }
-        // A new file has no salt yet: SQLCipher derives this one.
-        lastPassphrase = passphrase
+        // A new file has no salt yet, and a file with a plaintext header
+        // keeps its salt elsewhere: SQLCipher derives this one.
         var effective = cache.effectivePassphrase(passphrase)
         defer { effective.resetBytes(in: 0..<effective.count) }
         try applyKey(effective)
     }
 
     /// True when this connection was given a key derived by the pool with
-    /// another `kdf_iter` than the one `prepareDatabase` set after it: the
-    /// key is wrong, and `prepareDatabase` must run again. The pool derives
-    /// with the new count from then on.
-    func derivedKeyMissesIterations() throws -> Bool {
-        guard let used = derivedKeyIterations, let cache = configuration.keyCache else { return false }
-        derivedKeyIterations = nil
-        guard let effective = try Int.fetchOne(self, sql: "PRAGMA kdf_iter"), effective != used else { return false }
-        cache.observe(iterations: effective)
+    /// another KDF than the one `prepareDatabase` left it with (GRDB's way:
+    /// `PRAGMA kdf_iter` or `cipher_compatibility` after `usePassphrase`):
+    /// the key is wrong, and `prepareDatabase` must run again. The pool
+    /// derives with the connection's KDF from then on.
+    func derivedKeyMissesSettings() throws -> Bool {
+        guard let used = derivedKeyParameters, let cache = configuration.keyCache else { return false }
+        derivedKeyParameters = nil
+        guard let settings = try cipherSettings else { return false }
+        let effective = SQLCipherLibrary.line.keyDerivation(for: settings)
+        guard effective != used else { return false }
+        cache.observe(effective)
         return true
     }
 
@@ -73,10 +78,11 @@ extension Database {
     private func applyKey(_ key: Data) throws {
         try checkOpen()
         try checkNotGuardingMigration("sqlite3_key")
+        let pragmas = try SQLCipherLibrary.line.pragmas(for: keyingSettings, schema: nil)
         let code = key.withUnsafeBytes { sqlite3_key(sqliteConnection, $0.baseAddress, CInt($0.count)) }
         guard code == SQLITE_OK else { throw DatabaseError(connection: sqliteConnection, code: code) }
         isKeyed = true
-        for pragma in try configuration.cipherSettings.pragmas() { try execute(sql: pragma) }
+        for pragma in pragmas { try execute(sql: pragma) }
     }
 
     /// Re-encrypts the database with a new passphrase (`sqlite3_rekey`).
@@ -196,34 +202,23 @@ extension Database {
         try execute(sql: "BEGIN IMMEDIATE TRANSACTION; COMMIT TRANSACTION")
     }
 
-    /// The error for a file that SQLCipher cannot read, in plain words.
-    ///
-    /// The message starts with SQLite's own text ("file is encrypted or is
-    /// not a database"), so that code that matches on it keeps working;
-    /// the advice follows.
-    func unreadableFileError() -> DatabaseError {
-        let advice: String
-        if Database.hasPlaintextHeader(path: path) {
-            advice = isKeyed
-                ? "file is not encrypted: \(path) is a plaintext SQLite database, and a key was given. Encrypt it first (migrate-tool encrypt), or open it without a key"
-                : "\(path) has a plaintext header but cannot be read"
-        } else if isKeyed {
-            advice = "the key is wrong, or the file is not a database: \(path) cannot be read with the given key and cipher settings (\(configuration.cipherSettings)). Check the key, and give the cipher settings the file was made with (files made with SQLCipher 4 defaults cannot be read by SQLCipher 3)"
-        } else {
-            advice = "\(path) cannot be read without a key. Give its key with usePassphrase in Configuration.prepareDatabase"
-        }
-        return DatabaseError(resultCode: .SQLITE_NOTADB, message: Database.notADatabaseText + " - " + advice)
-    }
-
     /// SQLite's text for `SQLITE_NOTADB`.
     static let notADatabaseText = ResultCode.SQLITE_NOTADB.errorString ?? "file is encrypted or is not a database"
 
-    /// True if the file starts with "SQLite format 3\0": an unencrypted
-    /// database. An encrypted one starts with its random salt.
+    /// True if the file is an unencrypted SQLite database: it starts with
+    /// "SQLite format 3\0" and reserves no room per page for SQLCipher's
+    /// IV and HMAC.
+    ///
+    /// An encrypted file usually starts with its random salt. One made with
+    /// `cipher_plaintext_header_size` (iOS app groups) starts with the magic
+    /// too, but its header's reserved-bytes field (byte 20) holds the 16 to
+    /// 80 bytes SQLCipher keeps at the end of every page: this returns false
+    /// for it.
     public static func hasPlaintextHeader(path: String) -> Bool {
         guard let handle = FileHandle(forReadingAtPath: path) else { return false }
         defer { try? handle.close() }
-        let header = (try? handle.read(upToCount: 16)) ?? Data()
-        return header == Data("SQLite format 3\0".utf8)
+        let header = (try? handle.read(upToCount: 21)) ?? Data()
+        guard header.count == 21, header.prefix(16) == Data("SQLite format 3\0".utf8) else { return false }
+        return header[header.startIndex + 20] < 16
     }
 }

@@ -89,15 +89,19 @@ extension Database {
             return cached
         }
         let table = tableName()
-        let quotedTable = table.quotedDatabaseIdentifier
-        let verb = "INSERT \(PersistenceConflictPolicy.sql(conflictResolution))INTO"
-        let sql = columns.isEmpty
-            ? "\(verb) \(quotedTable) DEFAULT VALUES"
-            : "\(verb) \(quotedTable) (\(columns.map(\.quotedDatabaseIdentifier).joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ",")))"
+        let sql = Database.insertSQL(table: table, columns: columns, conflictResolution: conflictResolution)
         let cached = CachedInsert(columns: columns, statement: try makeStatement(sql: sql),
                                   rowIDColumn: try primaryKey(table).rowIDColumn, conflictResolution: conflictResolution)
         schemaCache.inserts[key] = cached
         schemaCache.lastInsert = (key, cached)
         return cached
+    }
+
+    /// `INSERT [OR ...] INTO "table" ("a", "b") VALUES (?,?)`, or `DEFAULT
+    /// VALUES` for no column.
+    static func insertSQL(table: String, columns: [String], conflictResolution: Database.ConflictResolution) -> String {
+        let verb = "INSERT \(PersistenceConflictPolicy.sql(conflictResolution))INTO \(table.quotedDatabaseIdentifier)"
+        guard !columns.isEmpty else { return "\(verb) DEFAULT VALUES" }
+        return "\(verb) (\(columns.map(\.quotedDatabaseIdentifier).joined(separator: ", "))) VALUES (\(databaseQuestionMarks(count: columns.count)))"
     }
 }

@@ -11,16 +11,29 @@ extension Database {
 
     /// A compacted copy of the database in a new file (`VACUUM INTO`).
     ///
+    /// ```swift
+    /// try dbQueue.vacuum(into: "/var/backups/app.sqlite")
+    /// ```
+    ///
     /// It needs SQLite 3.27: with SQLCipher 3.4.1 (SQLite 3.15.2) it throws
-    /// an error that names the missing feature. An encrypted database is
-    /// never copied this way (the copy's encryption would not be checked):
-    /// use `Cipher.backup(at:key:to:)`.
+    /// an error that names the missing feature. The copy is created private
+    /// (0600), and must not exist. On SQLCipher 4 the copy of an encrypted
+    /// database is encrypted with the same key and settings; a copy that
+    /// comes out in plaintext is removed, and this method throws.
     public func vacuum(into filePath: String) throws {
         try requireSQLite(3_027_000, feature: "VACUUM INTO")
-        guard !isKeyed else {
-            throw DatabaseError(resultCode: .SQLITE_MISUSE,
-                                message: "vacuum(into:) does not copy an encrypted database: use Cipher.backup(at:key:to:)")
+        try PrivateFile.createEmpty(filePath)
+        do {
+            try execute(literal: "VACUUM INTO \(filePath)")
+            if isKeyed, (try cipherSettings?.plaintextHeaderSize ?? 0) == 0, Database.hasPlaintextHeader(path: filePath) {
+                throw DatabaseError(resultCode: .SQLITE_MISUSE, message: """
+                    VACUUM INTO wrote a plaintext copy of the encrypted database \(path): the copy was removed; \
+                    use Cipher.backup(at:key:to:)
+                    """)
+            }
+        } catch {
+            PrivateFile.removeDatabaseFiles(filePath)
+            throw error
         }
-        try execute(literal: "VACUUM INTO \(filePath)")
     }
 }

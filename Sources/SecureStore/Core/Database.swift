@@ -43,9 +43,15 @@ public final class Database {
     /// In a pool, the passphrase `prepareDatabase` gave, so that a
     /// passphrase change can map it to the new one.
     var lastPassphrase: Data?
-    /// The `kdf_iter` of the key the pool derived for this connection, until
+    /// The KDF of the key the pool derived for this connection, until
     /// `prepareDatabase` has run.
-    var derivedKeyIterations: Int?
+    var derivedKeyParameters: KeyDerivation.Parameters?
+    /// The file format (a `cipher_compatibility` level) that keying applies
+    /// over the configuration's settings: set while the open tries older
+    /// formats, and in a pool's readers once the writer found one.
+    var cipherFormatOverride: Int?
+    /// The older file formats the open tried after the defaults failed.
+    var cipherFormatsTried: [Int] = []
     /// The date of the current transaction, once asked for (or the error
     /// the clock threw).
     var transactionDateResult: Result<Date, any Error>?
@@ -62,6 +68,9 @@ public final class Database {
     /// functions (where the key is given), and checks that the file can be
     /// read: a wrong key fails here, with `SQLITE_NOTADB`, not later.
     init(path: String, configuration: Configuration, checksKey: Bool = true, label: String? = nil) throws {
+        // The library's line is known (and its process-wide settings made)
+        // before the first connection opens.
+        let line = SQLCipherLibrary.line
         var handle: OpaquePointer?
         // A new database file is private (0600), whatever the umask; its
         // journal and WAL files take its mode. An existing file keeps its own.
@@ -83,6 +92,8 @@ public final class Database {
         self.path = path
         self.configuration = configuration
         self.description = label ?? configuration.label ?? path
+        self.cipherFormatOverride = configuration.keyCache?.detectedFormat
+        _ = line
         do {
             try setUp(checksKey: checksKey)
         } catch {
@@ -97,22 +108,28 @@ public final class Database {
         addDefaultFunctionsAndCollations()
         try setUpBusyMode()
         do {
-            for setup in configuration.setups { try setup(self) }
-            if try derivedKeyMissesIterations() {
-                // Keyed again before the first read, this time with the
-                // iterations prepareDatabase sets.
-                for setup in configuration.setups { try setup(self) }
-            }
+            try prepareCipher()
+            try runSetups()
             // cipher_migrate must run before the first read: it opens with
             // checksKey false, and nothing else of setUp reads.
             guard checksKey else { return }
-            try verifyReadable()
+            try verifyReadableDetectingFormat()
             try writeFirstPageOfEmptyFile()
         } catch let error as DatabaseError where error.resultCode == .SQLITE_NOTADB {
             throw unreadableFileError()
         }
         if configuration.foreignKeysEnabled {
             try execute(sql: "PRAGMA foreign_keys = ON")
+        }
+    }
+
+    /// Runs the configuration's `prepareDatabase` functions, where the key
+    /// is given; once more when the pool derived the key with another KDF
+    /// than the one they leave the connection with.
+    func runSetups() throws {
+        for setup in configuration.setups { try setup(self) }
+        if try derivedKeyMissesSettings() {
+            for setup in configuration.setups { try setup(self) }
         }
     }
 

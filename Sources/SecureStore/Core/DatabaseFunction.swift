@@ -72,8 +72,8 @@ public final class DatabaseFunction: Identifiable, Sendable {
 
     /// An aggregate function: SQLite makes one `Aggregate` per group,
     /// steps it with each row's arguments, and finalizes it.
-    public init<Aggregate: DatabaseAggregate>(_ name: String, argumentCount: Int? = nil, pure: Bool = false,
-                                              aggregate: Aggregate.Type) {
+    public init<Aggregate: DatabaseAggregate & SendableMetatype>(_ name: String, argumentCount: Int? = nil, pure: Bool = false,
+                                                                 aggregate: Aggregate.Type) {
         id = ID(name: name, argumentCount: argumentCount.map(CInt.init) ?? -1)
         isPure = pure
         kind = .aggregate { Aggregate() }

@@ -47,9 +47,11 @@ extension DatabaseValueConvertible {
 }
 
 extension JSONDecoder {
-    /// The JSON decoder of values stored as JSON, as GRDB configures it.
-    static func databaseDefault() -> JSONDecoder {
+    /// The JSON decoder of values stored as JSON, as GRDB configures it,
+    /// with the record type's user info.
+    static func databaseDefault(userInfo: [CodingUserInfoKey: Any] = [:]) -> JSONDecoder {
         let decoder = JSONDecoder()
+        decoder.userInfo = userInfo.asSendableUserInfo
         decoder.dataDecodingStrategy = .base64
         decoder.dateDecodingStrategy = .millisecondsSince1970
         decoder.nonConformingFloatDecodingStrategy = .throw
@@ -60,13 +62,24 @@ extension JSONDecoder {
 extension JSONEncoder {
     /// The JSON encoder of values stored as JSON, as GRDB configures it:
     /// sorted keys make equal values store equal text.
-    static func databaseDefault() -> JSONEncoder {
+    static func databaseDefault(userInfo: [CodingUserInfoKey: Any] = [:]) -> JSONEncoder {
         let encoder = JSONEncoder()
+        encoder.userInfo = userInfo.asSendableUserInfo
         encoder.dataEncodingStrategy = .base64
         encoder.dateEncodingStrategy = .millisecondsSince1970
         encoder.nonConformingFloatEncodingStrategy = .throw
         encoder.outputFormatting = .sortedKeys
         return encoder
+    }
+}
+
+extension Dictionary where Key == CodingUserInfoKey, Value == Any {
+    /// The user info of GRDB's API (`[CodingUserInfoKey: Any]`) as
+    /// Foundation's coders now type it. `Sendable` is a marker protocol:
+    /// `any Sendable` and `Any` have the same layout, so the dictionary is
+    /// the same value; the coders read it on the thread that encodes.
+    var asSendableUserInfo: [CodingUserInfoKey: any Sendable] {
+        unsafeBitCast(self, to: [CodingUserInfoKey: any Sendable].self)
     }
 }
 

@@ -7,8 +7,13 @@ extension Cipher {
     /// Exports `source` into a new file through `sqlcipher_export`, then
     /// verifies and renames it over `destination`. `openSource` opens the
     /// source when the key alone does not (legacy formats).
+    ///
+    /// The new file gets the destination key's settings, over the source's
+    /// own settings when `keepsFormat` (a rekey or a backup stays readable
+    /// by the libraries that read the original), else over the library's
+    /// defaults.
     static func export(from source: String, sourceKey: CipherKey?, to destination: String,
-                       destinationKey: CipherKey?, progress: Progress?,
+                       destinationKey: CipherKey?, keepsFormat: Bool, progress: Progress?,
                        openSource: (() throws -> Database)? = nil) throws -> ExportSummary {
         let replacing = samePath(source, destination)
         if !replacing && FileManager.default.fileExists(atPath: destination) {
@@ -41,22 +46,17 @@ extension Cipher {
         let watcher = progress.map { FileGrowthWatcher(path: temporary, totalBytes: totalBytes, report: $0) }
         defer { watcher?.stop() }
 
-        var keyText = try destinationKey?.attachKeyText().withData { Data($0) } ?? Data()
+        // Every setting explicit: an attached database must not inherit
+        // the source's, nor SQLCipher's process defaults.
+        let line = SQLCipherLibrary.line
+        let base = keepsFormat ? try db.cipherSettings ?? line.defaults : line.defaults
+        let newKey = destinationKey.map { CipherKey(material: $0.material, settings: $0.settings.resolved(over: base)) }
+        let targetPragmas = try newKey.map { try line.pragmas(for: $0.settings, schema: target) } ?? []
+        var keyText = try newKey?.attachKeyText().withData { Data($0) } ?? Data()
         defer { keyText.resetBytes(in: 0..<keyText.count) }
         try db.execute(sql: "ATTACH DATABASE ? AS \(target) KEY ?", arguments: [temporary, keyText])
         do {
-            if let destinationKey {
-                // Explicit settings: an attached database must not inherit
-                // the source's.
-                let settings = destinationKey.settings
-                let defaults = CipherSettings.sqlcipher3Defaults
-                try db.execute(sql: """
-                    PRAGMA \(target).cipher_page_size = \(settings.pageSize ?? defaults.pageSize ?? 1024);
-                    PRAGMA \(target).kdf_iter = \(settings.kdfIterations ?? defaults.kdfIterations ?? 64000);
-                    PRAGMA \(target).cipher_use_hmac = \((settings.usesHMAC ?? true) ? "ON" : "OFF");
-                    PRAGMA \(target).cipher_hmac_pgno = \((settings.hmacPageNumber ?? .littleEndian).rawValue);
-                    """)
-            }
+            for pragma in targetPragmas { try db.execute(sql: pragma) }
             _ = try DatabaseValue.fetchOne(db, sql: "SELECT sqlcipher_export('\(target)')")
             // sqlcipher_export does not copy the header's user_version.
             try db.execute(sql: "PRAGMA \(target).user_version = \(expected.userVersion)")
@@ -68,9 +68,10 @@ extension Cipher {
         try db.close()
         try PrivateFile.fsync(temporary)
 
-        let actual = try verify(temporary, key: destinationKey, expected: expected, source: source)
+        var actual = try verify(temporary, key: newKey, expected: expected, source: source)
+        actual.cipherSettings = newKey?.settings
         if wasWAL {
-            let reopened = try Database(path: temporary, configuration: destinationKey?.configuration() ?? Configuration())
+            let reopened = try Database(path: temporary, configuration: newKey?.configuration() ?? Configuration())
             try reopened.execute(sql: "PRAGMA journal_mode = WAL")
             try reopened.close()
         }

@@ -1,11 +1,16 @@
 import Foundation
 
 extension Cipher {
-    /// The SQLCipher file formats that SQLCipher 3.4.1 can read with the
-    /// right settings, oldest last. ``upgrade(at:key:progress:)`` finds which
-    /// one a file is in, and rewrites older ones in the current format.
+    /// The SQLCipher file formats SecureStore reads with the right
+    /// settings, newest first. ``upgrade(at:key:progress:)`` finds which one
+    /// a file is in, and rewrites older ones in the library's current
+    /// format (``current``).
     public enum FileFormat: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
-        /// SQLCipher 3 (and SecureStore's files): nothing to upgrade.
+        /// SQLCipher 4: PBKDF2-HMAC-SHA512 with 256,000 iterations,
+        /// HMAC-SHA512, 4096-byte pages. SQLCipher 3 libraries cannot read it.
+        case sqlcipher4 = "SQLCipher 4"
+        /// SQLCipher 3: PBKDF2-HMAC-SHA1 with 64,000 iterations, HMAC-SHA1,
+        /// 1024-byte pages.
         case sqlcipher3 = "SQLCipher 3"
         /// SQLCipher 2: 4,000 PBKDF2 iterations.
         case sqlcipher2 = "SQLCipher 2"
@@ -22,15 +27,31 @@ extension Cipher {
         /// The name, e.g. "SQLCipher 2, big-endian device".
         public var description: String { rawValue }
 
+        /// The format of new files on the running library: SQLCipher 4 on
+        /// SQLCipher 4.x, SQLCipher 3 on 3.x.
+        public static var current: FileFormat { SQLCipherLibrary.majorVersion >= 4 ? .sqlcipher4 : .sqlcipher3 }
+
+        /// The formats the running library reads, in the order a file is
+        /// tried: the current one first.
+        public static var readable: [FileFormat] {
+            allCases.filter { $0 != .sqlcipher4 || SQLCipherLibrary.majorVersion >= 4 }
+        }
+
+        /// The `cipher_compatibility` level of the format.
+        public var compatibility: Int {
+            switch self {
+            case .sqlcipher4: return 4
+            case .sqlcipher3: return 3
+            case .sqlcipher2, .sqlcipher2BigEndian, .sqlcipher2Beta, .sqlcipher2BetaBigEndian: return 2
+            case .sqlcipher1: return 1
+            }
+        }
+
         /// The settings that read a file of this format.
         var settings: CipherSettings {
-            switch self {
-            case .sqlcipher3: return CipherSettings()
-            case .sqlcipher2, .sqlcipher2Beta: return CipherSettings(pageSize: 1024, kdfIterations: 4000)
-            case .sqlcipher1: return CipherSettings(pageSize: 1024, kdfIterations: 4000, usesHMAC: false)
-            case .sqlcipher2BigEndian, .sqlcipher2BetaBigEndian:
-                return CipherSettings(pageSize: 1024, kdfIterations: 4000, hmacPageNumber: .bigEndian)
-            }
+            var settings = CipherSettings(compatibility: compatibility)
+            if self == .sqlcipher2BigEndian || self == .sqlcipher2BetaBigEndian { settings.hmacPageNumber = .bigEndian }
+            return settings
         }
 
         /// SQLCipher 2.0 betas masked the HMAC salt with 0x00, not 0x3a.
@@ -48,24 +69,37 @@ extension Cipher {
         public var summary: ExportSummary?
     }
 
-    /// Finds the format of an encrypted file: the current one first, then
-    /// each older variant with the given key. Throws `SQLITE_NOTADB` when
-    /// none opens it (a wrong key, or not a SQLCipher 1-3 file).
+    /// Finds the format of an encrypted file: the library's current one
+    /// first, then each older one with the given key, read-only. Throws
+    /// `SQLITE_NOTADB` when none opens it (a wrong key, or a format the
+    /// library cannot read, such as a SQLCipher 4 file on SQLCipher 3).
+    ///
+    /// A key with explicit settings opens the file with them, in their
+    /// format (custom settings count as the current format).
     public static func detectFormat(at path: String, key: CipherKey) throws -> FileFormat {
         try checkUpgradable(path)
-        for format in FileFormat.allCases {
+        if !key.settings.isEmpty {
+            let db = try open(path, format: nil, key: key, readonly: true)
+            defer { try? db.close() }
+            let version = try db.cipherSettings?.formatVersion
+            return FileFormat.readable.first { $0.compatibility == version && $0.hmacSaltMask == nil } ?? .current
+        }
+        for format in FileFormat.readable {
             guard let db = try? open(path, format: format, key: key, readonly: true) else { continue }
             try db.close()
             return format
         }
-        throw DatabaseError(
-            resultCode: .SQLITE_NOTADB,
-            message: Database.notADatabaseText + " - the key is wrong, or the file is not a database: \(path) does not open with this key in any format SQLCipher 3 reads (3.x; 2.x, also from big-endian devices and 2.0 betas; 1.x). Files made with SQLCipher 4 cannot be read by SQLCipher 3. The file is unchanged")
+        let line = SQLCipherLibrary.line
+        var message = Database.notADatabaseText + " - the key is wrong, or the file is not a database: \(path) does not open with this key in any format SQLCipher \(line.version) reads ("
+            + FileFormat.readable.map(\.rawValue).joined(separator: "; ") + ")"
+        if !line.unreadableFileAdvice.isEmpty { message += ". " + line.unreadableFileAdvice }
+        throw DatabaseError(resultCode: .SQLITE_NOTADB, message: message + ". The file is unchanged")
     }
 
-    /// Rewrites a SQLCipher 1.x or 2.x file (including 2.0 betas and files
-    /// from big-endian devices) in the SQLCipher 3 format, with the same
-    /// key and SQLCipher 3's default settings. A file already in the
+    /// Rewrites a file of an older format (SQLCipher 1.x or 2.x, including
+    /// 2.0 betas and files from big-endian devices, and SQLCipher 3 on a
+    /// SQLCipher 4 library) in the library's current format, with the same
+    /// key and the library's default settings. A file already in the
     /// current format is left alone.
     ///
     /// The file is exported into a private temporary file beside it
@@ -76,11 +110,12 @@ extension Cipher {
     @discardableResult
     public static func upgrade(at path: String, key: CipherKey, progress: Progress? = nil) throws -> UpgradeReport {
         let format = try detectFormat(at: path, key: key)
-        guard format != .sqlcipher3 else { return UpgradeReport(format: format, summary: nil) }
-        // The legacy key is read from the file's own settings; the new
-        // file gets SQLCipher 3's defaults.
-        let current = CipherKey(material: key.material)
-        let summary = try export(from: path, sourceKey: nil, to: path, destinationKey: current, progress: progress) {
+        guard format != .current else { return UpgradeReport(format: format, summary: nil) }
+        // The old file is read with its own format's settings; the new one
+        // gets the library's defaults.
+        let currentKey = CipherKey(material: key.material)
+        let summary = try export(from: path, sourceKey: nil, to: path, destinationKey: currentKey, keepsFormat: false,
+                                 progress: progress) {
             try open(path, format: format, key: key, readonly: false)
         }
         return UpgradeReport(format: format, summary: summary)
@@ -96,15 +131,14 @@ extension Cipher {
         }
     }
 
-    /// Opens `path` with the settings of `format`, and reads it so that a
-    /// wrong guess fails here.
-    private static func open(_ path: String, format: FileFormat, key: CipherKey, readonly: Bool) throws -> Database {
-        // The current format is read with the key's own settings.
-        let settings = format == .sqlcipher3 ? key.settings : format.settings
+    /// Opens `path` with the settings of `format` (the key's own settings
+    /// for nil), and reads it so that a wrong guess fails here.
+    private static func open(_ path: String, format: FileFormat?, key: CipherKey, readonly: Bool) throws -> Database {
+        let settings = format?.settings ?? key.settings
         var config = CipherKey(material: key.material, settings: settings).configuration(readonly: readonly)
         config.busyMode = .timeout(10)
-        let db = try Database(path: path, configuration: config, checksKey: format.hmacSaltMask == nil)
-        if let mask = format.hmacSaltMask {
+        let db = try Database(path: path, configuration: config, checksKey: format?.hmacSaltMask == nil)
+        if let mask = format?.hmacSaltMask {
             do {
                 try db.verifyReadable(withHMACSaltMask: mask)
             } catch {

@@ -14,8 +14,8 @@ import Foundation
 /// let report = try Cipher.verify(at: "app.sqlite", key: CipherKey(passphrase: "new"))
 /// ```
 ///
-/// SQLite's backup API is never used: with SQLCipher 3.4.1 it writes a
-/// plaintext copy of a keyed database.
+/// SQLite's backup API is never used: with SQLCipher it writes a plaintext
+/// copy of a keyed database into an unkeyed file.
 public enum Cipher {
     /// What an export copied, as verified in the new file.
     public struct ExportSummary: Sendable, Hashable {
@@ -23,6 +23,16 @@ public enum Cipher {
         public var rowCounts: [String: Int]
         /// `PRAGMA user_version` of the file.
         public var userVersion: Int
+        /// The cipher settings the new file was written with, every one
+        /// given; nil for a plaintext file.
+        public var cipherSettings: CipherSettings?
+
+        /// The summary of a file, with the settings of a new one.
+        public init(rowCounts: [String: Int], userVersion: Int, cipherSettings: CipherSettings? = nil) {
+            self.rowCounts = rowCounts
+            self.userVersion = userVersion
+            self.cipherSettings = cipherSettings
+        }
     }
 
     /// Reports the fraction written (0...1) while a file is exported.
@@ -38,7 +48,8 @@ public enum Cipher {
             throw DatabaseError(resultCode: .SQLITE_NOTADB,
                                 message: "\(source) is not a plaintext SQLite database (already encrypted, or not a database)")
         }
-        return try export(from: source, sourceKey: nil, to: destination, destinationKey: key, progress: progress)
+        return try export(from: source, sourceKey: nil, to: destination, destinationKey: key, keepsFormat: false,
+                          progress: progress)
     }
 
     /// Writes a PLAINTEXT copy of an encrypted file. Refuses to write over
@@ -49,26 +60,31 @@ public enum Cipher {
         guard !samePath(source, destination) else {
             throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "decrypt never writes over its source: give another output file")
         }
-        return try export(from: source, sourceKey: key, to: destination, destinationKey: nil, progress: progress)
+        return try export(from: source, sourceKey: key, to: destination, destinationKey: nil, keepsFormat: false,
+                          progress: progress)
     }
 
     /// Re-encrypts a file with a new key, and the new key's cipher settings
-    /// (raise `kdf_iter`, change the page size). Until the final rename the
+    /// (raise `kdf_iter`, change the page size) over the library's
+    /// defaults: on SQLCipher 4, a SQLCipher 3 file comes out in SQLCipher
+    /// 4's format unless the new key's settings say `compatibility: 3` (a
+    /// fleet that SQLCipher 3 hosts still read). Until the final rename the
     /// old file is untouched; after it, only the new key opens the file.
     @discardableResult
     public static func rekey(at path: String, from oldKey: CipherKey, to newKey: CipherKey,
                              progress: Progress? = nil) throws -> ExportSummary {
-        try export(from: path, sourceKey: oldKey, to: path, destinationKey: newKey, progress: progress)
+        try export(from: path, sourceKey: oldKey, to: path, destinationKey: newKey, keepsFormat: false, progress: progress)
     }
 
-    /// An encrypted copy with the same key and settings.
+    /// An encrypted copy with the same key and settings as the file.
     @discardableResult
     public static func backup(at source: String, key: CipherKey?, to destination: String,
                               progress: Progress? = nil) throws -> ExportSummary {
         guard !samePath(source, destination) else {
             throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "the backup must go to another file")
         }
-        return try export(from: source, sourceKey: key, to: destination, destinationKey: key, progress: progress)
+        return try export(from: source, sourceKey: key, to: destination, destinationKey: key, keepsFormat: true,
+                          progress: progress)
     }
 
     static func samePath(_ lhs: String, _ rhs: String) -> Bool {

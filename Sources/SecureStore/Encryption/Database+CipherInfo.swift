@@ -113,12 +113,7 @@ extension Database {
     }
 
     private func requireCipherLogging() throws {
-        let version = try cipherVersion
-        guard version.compare("4.0.0", options: .numeric) != .orderedAscending else {
-            throw DatabaseError(resultCode: .SQLITE_ERROR, message: """
-                SQLCipher \(version) has no logging: PRAGMA cipher_log and cipher_log_level need SQLCipher 4.0 or later
-                """)
-        }
+        try SQLCipherLibrary.line.require("PRAGMA cipher_log and cipher_log_level", since: 4)
     }
 
     /// `text` as an SQL string literal, for pragmas, which take no arguments.

@@ -7,7 +7,7 @@ extension DatabaseMigrator {
     ///
     /// - `breaks-transaction` (error): a statement that would end the
     ///   migration's transaction, attach, vacuum or change the key.
-    /// - `fails` (error): the migration fails on SQLite 3.15.2 (with the
+    /// - `fails` (error): the migration fails on the SQLite in use (with the
     ///   statement's line for SQL files).
     /// - `not-null-without-default` (error): `ADD COLUMN ... NOT NULL` without a default.
     /// - `drop-table`, `drop-column` (warning): the migration removes a

@@ -7,15 +7,18 @@ import XCTest
 /// helpers to make encrypted databases and run the real command-line clients.
 class SecureStoreTestCase: XCTestCase {
     private(set) var directory: URL!
+    private var watchdog: TestWatchdog?
 
     override func setUpWithError() throws {
         try super.setUpWithError()
+        watchdog = TestWatchdog(name: name)
         directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("SecureStoreTests-\(UUID().uuidString)", isDirectory: true)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     }
 
     override func tearDownWithError() throws {
+        watchdog?.cancel()
         if let directory { try? FileManager.default.removeItem(at: directory) }
         try super.tearDownWithError()
     }
@@ -65,6 +68,23 @@ class SecureStoreTestCase: XCTestCase {
 }
 
 /// Collects traced SQL from the connection's queue.
+/// Base class of the tests that read the SQL they run: an encrypted queue
+/// whose statements, values expanded, go to `traced`. Subclasses make their
+/// schema in ``setUpSchema(_:)``.
+class TracedQueueTestCase: SecureStoreTestCase {
+    private(set) var dbQueue: DatabaseQueue!
+    let traced = TraceBox()
+
+    override func setUpWithError() throws {
+        try super.setUpWithError()
+        dbQueue = try makeTracedQueue(into: traced)
+        try dbQueue.write { db in try setUpSchema(db) }
+    }
+
+    /// The tables of the test; none by default.
+    func setUpSchema(_ db: Database) throws {}
+}
+
 final class TraceBox: @unchecked Sendable {
     private let lock = NSLock()
     private var statements: [String] = []

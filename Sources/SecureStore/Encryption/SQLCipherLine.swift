@@ -1,0 +1,88 @@
+import Foundation
+
+/// What differs between the SQLCipher lines SecureStore supports: 3.4.x
+/// (Debian 12) and 4.5 and later (Debian 13, Ubuntu 24.04). Everything
+/// else in the library asks the line of the running library
+/// (``SQLCipherLibrary/line``) instead of comparing versions itself.
+protocol SQLCipherLine: Sendable {
+    /// `PRAGMA cipher_version`, such as `4.6.1 community`.
+    var version: String { get }
+    /// 3 or 4.
+    var majorVersion: Int { get }
+    /// The settings of a file made with no explicit setting, every
+    /// property given.
+    var defaults: CipherSettings { get }
+    /// The file formats (SQLCipher major versions) a connection tries, in
+    /// order, after the defaults fail to read a file, when nothing pinned
+    /// its settings.
+    var olderFormats: [Int] { get }
+    /// The `PRAGMA` statements that apply `settings` right after the key,
+    /// to the `main` database or to an attached `schema`.
+    func pragmas(for settings: CipherSettings, schema: String?) throws -> [String]
+    /// The settings a keyed connection really uses, read from SQLCipher.
+    func effectiveSettings(_ db: Database) throws -> CipherSettings
+    /// Why a file may not open on this line, for the error of a file that
+    /// opens with no setting: empty, or advice such as "it may be a
+    /// SQLCipher 4 file".
+    var unreadableFileAdvice: String { get }
+    /// Runs the line's checks of every page's HMAC (`PRAGMA
+    /// cipher_integrity_check`): nil where the line has none, else the
+    /// problems found (none when every page is intact).
+    func cipherIntegrityCheck(_ db: Database) throws -> [String]?
+}
+
+extension SQLCipherLine {
+    /// The KDF a connection with these settings uses for a passphrase.
+    func keyDerivation(for settings: CipherSettings) -> KeyDerivation.Parameters {
+        let resolved = settings.resolved(over: defaults)
+        return KeyDerivation.Parameters(algorithm: resolved.kdfAlgorithm ?? .sha1,
+                                        iterations: resolved.kdfIterations ?? 64000)
+    }
+
+    /// The settings both lines report after the key (`kdf_iter`,
+    /// `cipher_page_size`, `cipher_use_hmac`), and `PRAGMA name` of others.
+    func readSettings(_ db: Database) throws -> (settings: CipherSettings, pragma: (String) throws -> String?) {
+        let pragma = { (name: String) in try String.fetchOne(db, sql: "PRAGMA \(name)") }
+        let settings = CipherSettings(pageSize: try pragma("cipher_page_size").flatMap { Int($0) },
+                                      kdfIterations: try pragma("kdf_iter").flatMap { Int($0) },
+                                      usesHMAC: try pragma("cipher_use_hmac").map { $0 == "1" })
+        return (settings, pragma)
+    }
+
+    /// Throws an error naming the SQLCipher version a feature needs, when
+    /// this library is older: `PRAGMA cipher_log needs SQLCipher 4.0 or
+    /// later; this library is SQLCipher 3.4.1`.
+    func require(_ feature: String, since required: Int) throws {
+        guard majorVersion < required else { return }
+        throw SQLCipherLibrary.missingFeatureError(feature, since: "\(required).0", version: version)
+    }
+}
+
+/// The SQLCipher library this process runs on, found once at run time from
+/// `PRAGMA cipher_version` (never from the header SecureStore was built
+/// with: the same build runs on the library the system has).
+///
+/// ```swift
+/// SQLCipherLibrary.version        // "4.6.1 community"
+/// SQLCipherLibrary.majorVersion   // 4
+/// ```
+public enum SQLCipherLibrary {
+    /// The line of the running library.
+    static let line: any SQLCipherLine = {
+        let facts = SQLCipherProcess.start()
+        return facts.majorVersion >= 4 ? SQLCipher4Line(version: facts.version) : SQLCipher3Line(version: facts.version)
+    }()
+
+    /// `PRAGMA cipher_version` of the running library, such as `3.4.1` or
+    /// `4.6.1 community`.
+    public static var version: String { line.version }
+
+    /// The major version of the running library: 3 or 4.
+    public static var majorVersion: Int { line.majorVersion }
+
+    /// The error of a feature the running SQLCipher lacks.
+    static func missingFeatureError(_ feature: String, since required: String, version: String) -> DatabaseError {
+        DatabaseError(resultCode: .SQLITE_MISUSE,
+                      message: "\(feature) needs SQLCipher \(required) or later; this library is SQLCipher \(version)")
+    }
+}
