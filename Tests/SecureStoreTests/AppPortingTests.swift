@@ -173,7 +173,7 @@ private func makeEncryptedPool(in directory: URL) throws -> DatabasePool {
         let deleted = try await catalog.writer.write { db in try Brand.deleteAll(db, keys: [1, 99]) }
         #expect(deleted == 1)
         #expect(log.all.contains(#"DELETE FROM "brand" WHERE "id" IN (1, 99)"#))
-        try await catalog.writer.write { db in try Brand.order(sql: "RANDOM()").limit(1).deleteAll(db) }
+        _ = try await catalog.writer.write { db in try Brand.order(sql: "RANDOM()").limit(1).deleteAll(db) }
         #expect(try await catalog.reader.read { db in try Brand.fetchCount(db) } == 0)
     }
 

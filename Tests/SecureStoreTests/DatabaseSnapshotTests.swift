@@ -16,7 +16,7 @@ final class DatabaseSnapshotTests: SecureStoreTestCase {
         try reader.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM t") }
     }
 
-    func testASnapshotKeepsSeeingTheDatabaseAsItWasWhenMade() throws {
+    @MainActor func testASnapshotKeepsSeeingTheDatabaseAsItWasWhenMade() throws {
         let dbPool = try makePool()
         let snapshot = try dbPool.makeSnapshot()
         try dbPool.write { db in try db.execute(sql: "INSERT INTO t VALUES (3)") }

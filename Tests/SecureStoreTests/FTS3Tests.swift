@@ -55,7 +55,7 @@ final class FTS3Tests: SecureStoreTestCase {
             XCTAssertTrue(traced.allStatements().contains("SELECT * FROM \"note\" WHERE \"title\" MATCH 'secrets'"),
                           traced.allStatements().joined(separator: "\n"))
             XCTAssertEqual(try Note.matching(FTS3Pattern(matchingAllPrefixesIn: "plan")).fetchCount(db), 2)
-            XCTAssertEqual(try Note.matching(nil).fetchCount(db), 0)
+            XCTAssertEqual(try Note.matching(FTS3Pattern?.none).fetchCount(db), 0)
         }
     }
 

@@ -180,7 +180,7 @@ final class PrefetchTests: SecureStoreTestCase {
         XCTAssertTrue(records.joined().allSatisfy { !$0.hasDatabaseChanges })
     }
 
-    private final class BookRecord: Record, @unchecked Sendable {
+    private final class BookRecord: Record {
         var title: String
         override class var databaseTableName: String { "book" }
         required init(row: Row) throws {

@@ -6,7 +6,7 @@ import XCTest
 /// subclass's table (they once asked `Record` itself, which stops the
 /// program), and the changes it tracks.
 final class RecordClassTests: SecureStoreTestCase {
-    private final class BrandItem: Record, @unchecked Sendable {
+    private final class BrandItem: Record {
         var id: Int64?
         var name: String
 

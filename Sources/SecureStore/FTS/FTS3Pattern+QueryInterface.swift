@@ -10,9 +10,14 @@ extension TableRequest where Self: FilteredRequest {
     /// let notes = try Note.all().matching(pattern).fetchAll(db)
     /// ```
     public func matching(_ pattern: FTS3Pattern?) -> Self {
+        matching(fullTextPattern: pattern?.sqlExpression)
+    }
+
+    /// `WHERE <table> MATCH pattern`, for FTS3 and FTS5 patterns alike.
+    func matching(fullTextPattern pattern: SQLExpression?) -> Self {
         guard let pattern else { return none() }
         let alias = TableAliasBase()
-        return _aliased(alias).filter(SQLExpression(impl: .tableMatch(alias, pattern.sqlExpression)))
+        return _aliased(alias).filter(SQLExpression(impl: .tableMatch(alias, pattern)))
     }
 }
 

@@ -26,32 +26,32 @@ public struct FTS3Pattern: Sendable {
 
     /// Matches documents that contain any token of `string`; nil when it has none.
     public init?(matchingAnyTokenIn string: String) {
-        self.init(tokensOf: string) { $0.joined(separator: " OR ") }
+        self.init(string, FullTextQuery.anyToken)
     }
 
     /// Matches documents that contain all tokens of `string`; nil when it has none.
     public init?(matchingAllTokensIn string: String) {
-        self.init(tokensOf: string) { $0.joined(separator: " ") }
+        self.init(string, FullTextQuery.allTokens)
     }
 
     /// Matches documents that contain words that start with each token of
     /// `string`; nil when it has none.
     public init?(matchingAllPrefixesIn string: String) {
-        self.init(tokensOf: string) { $0.map { $0 + "*" }.joined(separator: " ") }
+        self.init(string, FullTextQuery.allPrefixes)
     }
 
     /// Matches documents that contain the tokens of `string` in a row; nil
     /// when it has none.
     public init?(matchingPhrase string: String) {
-        self.init(tokensOf: string) { "\"" + $0.joined(separator: " ") + "\"" }
+        self.init(string, FullTextQuery.phrase)
     }
 
     /// A pattern made from the tokens of `string` (`simple` tokenizer).
-    private init?(tokensOf string: String, _ makePattern: ([String]) -> String) {
-        guard let tokens = try? FTS3.tokenize(string), !tokens.isEmpty,
-              let pattern = try? FTS3Pattern(rawPattern: makePattern(tokens))
+    private init?(_ string: String, _ query: FullTextQuery) {
+        guard let tokens = try? FTS3.tokenize(string), let pattern = query.pattern(of: tokens),
+              let checked = try? FTS3Pattern(rawPattern: pattern)
         else { return nil }
-        self = pattern
+        self = checked
     }
 }
 

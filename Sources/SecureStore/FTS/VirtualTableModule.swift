@@ -32,6 +32,8 @@ public protocol VirtualTableModule {
 public struct VirtualTableConfiguration: Sendable {
     /// True with ``VirtualTableOptions/ifNotExists``.
     public var ifNotExists: Bool
+    /// True with ``VirtualTableOptions/temporary``.
+    public var temporary: Bool = false
 }
 
 /// Options of ``Database/create(virtualTable:options:using:_:)``.
@@ -67,7 +69,8 @@ extension Database {
         virtualTable name: String, options: VirtualTableOptions = [], using module: Module,
         _ body: ((Module.TableDefinition) throws -> Void)? = nil
     ) throws {
-        let configuration = VirtualTableConfiguration(ifNotExists: options.contains(.ifNotExists))
+        let configuration = VirtualTableConfiguration(ifNotExists: options.contains(.ifNotExists),
+                                                      temporary: options.contains(.temporary))
         let definition = module.makeTableDefinition(configuration: configuration)
         try body?(definition)
         var sql = "CREATE VIRTUAL TABLE "

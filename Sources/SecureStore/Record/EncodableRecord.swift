@@ -121,9 +121,7 @@ extension EncodableRecord {
     /// Sorted keys, base64 data, dates as milliseconds since 1970, and an
     /// error for NaN and infinity, with ``databaseEncodingUserInfo``.
     public static func databaseJSONEncoder(for column: String) -> JSONEncoder {
-        let encoder = JSONEncoder.databaseDefault()
-        encoder.userInfo = databaseEncodingUserInfo
-        return encoder
+        JSONEncoder.databaseDefault(userInfo: databaseEncodingUserInfo)
     }
 
     /// `.deferredToData`: a BLOB.

@@ -51,9 +51,7 @@ extension FetchableRecord {
     /// Base64 data, dates as milliseconds since 1970, and an error for
     /// NaN and infinity, with ``databaseDecodingUserInfo``.
     public static func databaseJSONDecoder(for column: String) -> JSONDecoder {
-        let decoder = JSONDecoder.databaseDefault()
-        decoder.userInfo = databaseDecodingUserInfo
-        return decoder
+        JSONDecoder.databaseDefault(userInfo: databaseDecodingUserInfo)
     }
 
     /// `.deferredToData`.

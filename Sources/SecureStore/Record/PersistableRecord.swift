@@ -131,10 +131,17 @@ extension MutablePersistableRecord {
 
     /// Runs `willSave`, `aroundSave` around `body`, then `didSave`.
     func withSaveCallbacks(_ db: Database, _ body: () throws -> PersistenceSuccess) throws {
+        var record = self
+        try record.withMutatingSaveCallbacks(db) { _ in try body() }
+    }
+
+    /// Runs `willSave`, `aroundSave` around `body`, which may change the
+    /// record (an insert sets its id), then `didSave`.
+    mutating func withMutatingSaveCallbacks(_ db: Database, _ body: (inout Self) throws -> PersistenceSuccess) throws {
         try willSave(db)
         var saved: PersistenceSuccess?
         try aroundSave(db) {
-            let success = try body()
+            let success = try body(&self)
             saved = success
             return success
         }
@@ -151,15 +158,9 @@ extension MutablePersistableRecord {
 
     /// The insert of both protocols: save callbacks around the insert ones.
     mutating func insertWithSaveCallbacks(_ db: Database, onConflict conflictResolution: Database.ConflictResolution?) throws {
-        try willSave(db)
-        var saved: PersistenceSuccess?
-        try aroundSave(db) {
-            let inserted = try insertWithCallbacks(db, onConflict: conflictResolution)
-            saved = PersistenceSuccess(inserted)
-            return saved!
+        try withMutatingSaveCallbacks(db) { record in
+            PersistenceSuccess(try record.insertWithCallbacks(db, onConflict: conflictResolution))
         }
-        guard let saved else { throw callbackMisuse("aroundSave") }
-        didSave(saved)
     }
 
     /// A copy of the record, inserted.
@@ -171,10 +172,16 @@ extension MutablePersistableRecord {
 
     /// `willInsert`, `aroundInsert` around the INSERT, then `didInsert`.
     mutating func insertWithCallbacks(_ db: Database, onConflict conflictResolution: Database.ConflictResolution?) throws -> InsertionSuccess {
+        try insertWithCallbacks(db) { record in try record.performInsert(db, onConflict: conflictResolution) }
+    }
+
+    /// `willInsert`, `aroundInsert` around `perform` (the INSERT of the
+    /// record as `willInsert` left it), then `didInsert`.
+    mutating func insertWithCallbacks(_ db: Database, perform: (Self) throws -> InsertionSuccess) throws -> InsertionSuccess {
         try willInsert(db)
         var inserted: InsertionSuccess?
         try aroundInsert(db) {
-            let success = try performInsert(db, onConflict: conflictResolution)
+            let success = try perform(self)
             inserted = success
             return success
         }
@@ -221,10 +228,22 @@ extension MutablePersistableRecord {
     /// `willUpdate`, `aroundUpdate` around the UPDATE, then `didUpdate`.
     func updateWithCallbacks(_ db: Database, onConflict conflictResolution: Database.ConflictResolution?,
                              columns: Set<String>) throws -> PersistenceSuccess {
+        try updateWithCallbacks(db, columns: columns) { record in
+            let update = try record.updateStatement(db, onConflict: conflictResolution, columns: columns)
+            try update.statement.execute()
+            if db.changesCount == 0 { throw record.recordNotFound(update.key) }
+            return PersistenceSuccess(persistenceContainer: update.container)
+        }
+    }
+
+    /// `willUpdate`, `aroundUpdate` around `perform` (the UPDATE), then
+    /// `didUpdate`.
+    func updateWithCallbacks(_ db: Database, columns: Set<String>,
+                             perform: (Self) throws -> PersistenceSuccess) throws -> PersistenceSuccess {
         try willUpdate(db, columns: columns)
         var updated: PersistenceSuccess?
         try aroundUpdate(db, columns: columns) {
-            let success = try performUpdate(db, onConflict: conflictResolution, columns: columns)
+            let success = try perform(self)
             updated = success
             return success
         }
@@ -233,9 +252,12 @@ extension MutablePersistableRecord {
         return updated
     }
 
-    /// Runs the UPDATE of the given columns (names compared ignoring case).
-    func performUpdate(_ db: Database, onConflict conflictResolution: Database.ConflictResolution?,
-                       columns: Set<String>) throws -> PersistenceSuccess {
+    /// The UPDATE of the given columns (names compared ignoring case), with
+    /// a RETURNING clause when `selection` is not empty; the record's values
+    /// and primary key.
+    func updateStatement(_ db: Database, onConflict conflictResolution: Database.ConflictResolution?,
+                         columns: Set<String>, returning selection: [any SQLSelectable] = [])
+    throws -> (statement: Statement, container: PersistenceContainer, key: [(column: String, value: DatabaseValue)]) {
         let container = try persistenceContainer()
         let key = try primaryKeyValues(db, container)
         let wanted = Set(columns.map { $0.lowercased() })
@@ -251,12 +273,14 @@ extension MutablePersistableRecord {
         let tableColumns = try db.columns(in: tableName).map(\.name)
         let canonical = { (column: String) in tableColumns.first { $0.isEqualIgnoringCase(column) } ?? column }
         let resolution = conflictResolution ?? type(of: self).persistenceConflictPolicy.conflictResolutionForUpdate
+        let returning = try SQLReturningClause(db, selection: selection, tableName: tableName)
         let sql = "UPDATE \(PersistenceConflictPolicy.sql(resolution))\(tableName.quotedDatabaseIdentifier) SET "
             + updated.map { "\(canonical($0).quotedDatabaseIdentifier)=?" }.joined(separator: ", ")
             + " WHERE " + key.map { "\($0.column.quotedDatabaseIdentifier)=?" }.joined(separator: " AND ")
-        try db.cachedStatement(sql: sql).execute(arguments: StatementArguments(values: values))
-        if db.changesCount == 0 { throw recordNotFound(key) }
-        return PersistenceSuccess(persistenceContainer: container)
+            + returning.sql
+        let statement = try db.cachedStatement(sql: sql)
+        try statement.setArguments(StatementArguments(values: values) + returning.arguments)
+        return (statement, container, key)
     }
 
     /// Updates the columns whose values differ from `record`'s; returns
@@ -304,14 +328,7 @@ extension MutablePersistableRecord {
 
     /// The save of both protocols.
     mutating func saveWithCallbacks(_ db: Database, onConflict conflictResolution: Database.ConflictResolution?) throws {
-        try willSave(db)
-        var saved: PersistenceSuccess?
-        try aroundSave(db) {
-            saved = try updateOrInsertWithCallbacks(db, onConflict: conflictResolution)
-            return saved!
-        }
-        guard let saved else { throw callbackMisuse("aroundSave") }
-        didSave(saved)
+        try withMutatingSaveCallbacks(db) { record in try record.updateOrInsertWithCallbacks(db, onConflict: conflictResolution) }
     }
 
     /// A copy of the record, saved.
@@ -364,7 +381,7 @@ extension MutablePersistableRecord {
         return try Bool.fetchOne(db.cachedStatement(sql: sql), arguments: StatementArguments(values: key.map(\.value))) ?? false
     }
 
-    private func keyIsSet(_ db: Database) throws -> Bool {
+    func keyIsSet(_ db: Database) throws -> Bool {
         let container = try persistenceContainer()
         return try db.primaryKey(type(of: self).databaseTableName).columns.allSatisfy { !(container.databaseValue($0)?.isNull ?? true) }
     }
@@ -372,13 +389,13 @@ extension MutablePersistableRecord {
     /// The primary key columns and the record's values for them.
     /// Throws ``RecordError/recordNotFound(databaseTableName:key:)``, with
     /// every key column, when one of them is NULL.
-    private func primaryKeyValues(_ db: Database, _ container: PersistenceContainer) throws -> [(column: String, value: DatabaseValue)] {
+    func primaryKeyValues(_ db: Database, _ container: PersistenceContainer) throws -> [(column: String, value: DatabaseValue)] {
         let key = try db.primaryKey(type(of: self).databaseTableName).columns.map { ($0, container.databaseValue($0) ?? .null) }
         if key.contains(where: { $0.1.isNull }) { throw recordNotFound(key) }
         return key
     }
 
-    private func recordNotFound(_ key: [(column: String, value: DatabaseValue)]) -> RecordError {
+    func recordNotFound(_ key: [(column: String, value: DatabaseValue)]) -> RecordError {
         .recordNotFound(databaseTableName: type(of: self).databaseTableName,
                         key: Dictionary(key.map { ($0.column, $0.value) }, uniquingKeysWith: { first, _ in first }))
     }

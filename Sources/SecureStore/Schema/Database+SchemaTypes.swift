@@ -27,6 +27,8 @@ extension Database {
         public static let datetime = ColumnType(rawValue: "DATETIME")
         /// The `ANY` column type.
         public static let any = ColumnType(rawValue: "ANY")
+        /// A column of JSON text: `TEXT` in SQL, named for what it holds.
+        public static let jsonText = ColumnType(rawValue: "TEXT")
     }
 
     /// `ON CONFLICT` clauses.

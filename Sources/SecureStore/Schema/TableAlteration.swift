@@ -3,8 +3,8 @@
 /// ```swift
 /// try db.alter(table: "player") { t in
 ///     t.add(column: "email", .text)
-///     t.rename(column: "name", to: "fullName")   // a table rebuild on SQLite 3.15
-///     t.drop(column: "legacy")                   // a table rebuild on SQLite 3.15
+///     t.rename(column: "name", to: "fullName")   // RENAME COLUMN; a table rebuild on SQLite 3.15
+///     t.drop(column: "legacy")                   // DROP COLUMN; a table rebuild on SQLite 3.15
 /// }
 /// ```
 public final class TableAlteration {
@@ -34,14 +34,17 @@ public final class TableAlteration {
     /// `ALTER TABLE ... ADD COLUMN` written as an SQL literal.
     public func addColumn(literal: SQL) { changes.append(.addLiteral(literal)) }
 
-    /// Renames a column. SQLite 3.15 has no RENAME COLUMN: the table is
+    /// Renames a column: `ALTER TABLE ... RENAME COLUMN` where SQLite has it
+    /// (3.25 and later: SQLCipher 4). SQLite 3.15 has none: the table is
     /// rebuilt, with its indexes, triggers and foreign keys.
     public func rename(column name: String, to newName: String) {
         changes.append(.rename(name, newName))
     }
 
-    /// Drops a column. SQLite 3.15 has no DROP COLUMN: the table is rebuilt.
-    /// A column used by an index, a constraint or a trigger cannot be dropped.
+    /// Drops a column: `ALTER TABLE ... DROP COLUMN` where SQLite has it
+    /// (3.35 and later: SQLCipher 4). SQLite 3.15 has none: the table is
+    /// rebuilt. A column used by an index, a constraint or a trigger cannot
+    /// be dropped, either way.
     public func drop(column name: String) {
         changes.append(.drop(name))
     }
@@ -63,8 +66,14 @@ extension Database {
                 case .addLiteral(let literal):
                     let sql = try literal.sql(SQLGenerationContext(self, inlinesValues: true))
                     try execute(sql: "ALTER TABLE \(name.quotedDatabaseIdentifier) ADD COLUMN \(sql)")
+                case let .rename(old, new) where Database.sqliteLibVersionNumber >= 3_025_000:
+                    try execute(sql: """
+                        ALTER TABLE \(name.quotedDatabaseIdentifier) RENAME COLUMN \(old.quotedDatabaseIdentifier) TO \(new.quotedDatabaseIdentifier)
+                        """)
                 case let .rename(old, new):
                     try TableRebuild(db: self, table: name).run(.rename(old, new))
+                case .drop(let column) where Database.sqliteLibVersionNumber >= 3_035_000:
+                    try execute(sql: "ALTER TABLE \(name.quotedDatabaseIdentifier) DROP COLUMN \(column.quotedDatabaseIdentifier)")
                 case .drop(let column):
                     try TableRebuild(db: self, table: name).run(.drop(column))
                 }

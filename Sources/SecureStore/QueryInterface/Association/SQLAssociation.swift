@@ -225,10 +225,7 @@ public struct ForeignKey: Equatable, Sendable {
                 throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "ambiguous foreign key from \(origin) to \(destination): give an explicit ForeignKey in the association")
             }
             if let key = candidates.first {
-                let destinationKey = try db.primaryKey(destination).columns
-                return key.mapping.enumerated().map { index, pair in
-                    (pair.origin, pair.destination ?? destinationKey[min(index, destinationKey.count - 1)])
-                }
+                return key.mapping.map { ($0.origin, $0.destination) }
             }
         }
         if let given {

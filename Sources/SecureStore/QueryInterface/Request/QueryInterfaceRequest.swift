@@ -210,6 +210,12 @@ extension QueryInterfaceRequest {
         try !(SQLRequest<Bool>("SELECT \(exists())").fetchOne(db) ?? false)
     }
 
+    /// The conflict resolution of updates: the record type's, when the
+    /// request decodes a persistable record, else `.abort`.
+    var defaultConflictResolutionForUpdate: Database.ConflictResolution {
+        (RowDecoder.self as? any MutablePersistableRecord.Type)?.persistenceConflictPolicy.conflictResolutionForUpdate ?? .abort
+    }
+
     /// Deletes the rows of the request; returns how many.
     @discardableResult
     public func deleteAll(_ db: Database) throws -> Int {
@@ -226,10 +232,9 @@ extension QueryInterfaceRequest {
     @discardableResult
     public func updateAll(_ db: Database, onConflict conflictResolution: Database.ConflictResolution? = nil,
                           _ assignments: [ColumnAssignment]) throws -> Int {
-        let resolution = conflictResolution ?? (RowDecoder.self as? any MutablePersistableRecord.Type)?
-            .persistenceConflictPolicy.conflictResolutionForUpdate ?? .abort
         guard let statement = try SQLQueryGenerator(relation: relation)
-            .makeUpdateStatement(db, conflictResolution: resolution, assignments: assignments) else { return 0 }
+            .makeUpdateStatement(db, conflictResolution: conflictResolution ?? defaultConflictResolutionForUpdate,
+                                 assignments: assignments) else { return 0 }
         try statement.execute()
         return db.changesCount
     }

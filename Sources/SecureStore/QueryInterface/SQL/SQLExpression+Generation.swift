@@ -28,6 +28,9 @@ extension SQLExpression {
         case let .between(value, lower, upper, isNegated):
             return parenthesized(try "\(operand(value)) \(isNegated ? "NOT BETWEEN" : "BETWEEN") \(operand(lower)) AND \(operand(upper))")
         case let .binary(op, lhs, rhs):
+            if op == SQLExpression.jsonExtractSQL || op == SQLExpression.jsonExtractJSON {
+                try context.db.requireSQLite(3_038_000, feature: "The JSON operator \(op)")
+            }
             return parenthesized(try "\(operand(lhs)) \(op) \(operand(rhs))")
         case let .like(lhs, rhs, escape, isNegated):
             var sql = try "\(operand(lhs)) \(isNegated ? "NOT LIKE" : "LIKE") \(operand(rhs))"
@@ -174,6 +177,9 @@ extension SQLExpression {
 
 extension SQLExpression.FunctionCall {
     func sql(_ context: SQLGenerationContext, wrapped: Bool) throws -> String {
+        if let version = SQLExpression.sqliteVersion(ofFunction: name) {
+            try context.db.requireSQLite(version, feature: "The SQL function \(name.uppercased())")
+        }
         var sql = name + (isDistinct ? "(DISTINCT " : "(")
         sql += try arguments.map { try $0.sql(context) }.joined(separator: ", ")
         if let ordering {

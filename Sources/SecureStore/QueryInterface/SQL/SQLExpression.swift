@@ -65,7 +65,21 @@ public struct SQLExpression: Sendable {
 
     let impl: Impl
 
+    /// How the expression goes into JSON functions: as SQLite takes it (a
+    /// string is a JSON string), or as a JSON value (``JSONColumn``,
+    /// ``SQLSpecificExpressible/asJSON``), which JSON builders such as
+    /// `JSON_ARRAY` receive through `JSON()` or `JSONB()`.
+    var preferredJSONInterpretation = JSONInterpretation.deferredToSQLite
+
     init(impl: Impl) { self.impl = impl }
+
+    /// The interpretations of an expression in JSON functions.
+    enum JSONInterpretation: Sendable {
+        /// `JSON_ARRAY('[1]')` is `["[1]"]`: SQLite decides.
+        case deferredToSQLite
+        /// A JSON value: `JSON_ARRAY(JSON('[1]'))` is `[[1]]`.
+        case jsonValue
+    }
 
     /// A function call: `NAME(arguments)`, or an aggregate with DISTINCT.
     struct FunctionCall: Sendable {
@@ -219,11 +233,21 @@ extension SQLExpression {
 
     /// The SQLite functions known to be aggregates (with one argument for
     /// MIN and MAX), and those known to be pure.
-    private static let aggregateFunctions: Set<String> = ["AVG", "COUNT", "GROUP_CONCAT", "MAX", "MIN", "SUM", "TOTAL"]
-    private static let pureFunctions: Set<String> = [
+    private static let aggregateFunctions: Set<String> = [
+        "AVG", "COUNT", "GROUP_CONCAT", "JSON_GROUP_ARRAY", "JSON_GROUP_OBJECT", "JSONB_GROUP_ARRAY", "JSONB_GROUP_OBJECT",
+        "MAX", "MIN", "SUM", "TOTAL",
+    ]
+    private static let pureFunctions: Set<String> = jsonValueFunctions.union([
         "ABS", "CHAR", "COALESCE", "GLOB", "HEX", "IFNULL", "INSTR", "LENGTH", "LIKE", "LIKELIHOOD", "LIKELY",
         "LOWER", "LTRIM", "NULLIF", "PRINTF", "QUOTE", "REPLACE", "ROUND", "RTRIM", "SOUNDEX", "SUBSTR",
-        "TRIM", "TYPEOF", "UNICODE", "UNLIKELY", "UPPER", "ZEROBLOB",
+        "TRIM", "TYPEOF", "UNICODE", "UNLIKELY", "UPPER", "ZEROBLOB", "JSONB_EXTRACT",
+    ])
+    /// The functions whose result is a JSON value, which JSON builders
+    /// embed as JSON rather than as a string.
+    static let jsonValueFunctions: Set<String> = [
+        "JSON", "JSON_ARRAY", "JSON_GROUP_ARRAY", "JSON_GROUP_OBJECT", "JSON_INSERT", "JSON_OBJECT", "JSON_PATCH",
+        "JSON_REMOVE", "JSON_REPLACE", "JSON_SET", "JSON_QUOTE", "JSONB", "JSONB_ARRAY", "JSONB_GROUP_ARRAY",
+        "JSONB_GROUP_OBJECT", "JSONB_INSERT", "JSONB_OBJECT", "JSONB_PATCH", "JSONB_REMOVE", "JSONB_REPLACE", "JSONB_SET",
     ]
 
     /// A call of an SQL function, aggregate or not depending on its name.
@@ -267,6 +291,17 @@ extension SQLExpression {
 extension SQLExpression {
     /// The expression with its unqualified columns given to `alias`.
     func qualified(with alias: TableAliasBase) -> SQLExpression {
+        qualifiedImpl(with: alias).withPreferredJSONInterpretation(preferredJSONInterpretation)
+    }
+
+    /// The expression, to be read as `interpretation` in JSON functions.
+    func withPreferredJSONInterpretation(_ interpretation: JSONInterpretation) -> SQLExpression {
+        var expression = self
+        expression.preferredJSONInterpretation = interpretation
+        return expression
+    }
+
+    private func qualifiedImpl(with alias: TableAliasBase) -> SQLExpression {
         switch impl {
         case .databaseValue, .qualifiedColumn, .qualifiedFastPrimaryKey, .qualifiedExists, .subquery, .exists, .countAll, .tableMatch:
             return self

@@ -110,7 +110,7 @@ struct SQLQueryGenerator: Refinable {
 
     /// `DELETE FROM ... WHERE ...`; a request with joins or a unique
     /// GROUP BY deletes `WHERE key IN (SELECT key ...)`.
-    func makeDeleteStatement(_ db: Database) throws -> Statement {
+    func makeDeleteStatement(_ db: Database, returning selection: [any SQLSelectable] = []) throws -> Statement {
         switch try grouping(db) {
         case .none where relation.joins.isEmpty:
             let context = SQLGenerationContext(db, aliases: relation.allAliases, ctes: relation.ctes)
@@ -118,9 +118,10 @@ struct SQLQueryGenerator: Refinable {
             sql += "DELETE FROM " + relation.source.sql(context)
             if let filter = try relation.filterPromise?.resolve(db) { sql += " WHERE " + (try filter.sql(context)) }
             sql += try limitClauseOfChanges(context)
-            return try statement(db, sql, context.arguments)
+            return try statement(db, sql, context.arguments, returning: selection)
         case .none, .unique:
-            return try statementThroughPrimaryKey(db, verb: "DELETE FROM \(relation.source.tableName.quotedDatabaseIdentifier)")
+            return try statementThroughPrimaryKey(db, verb: "DELETE FROM \(relation.source.tableName.quotedDatabaseIdentifier)",
+                                                  returning: selection)
         case .nonUnique:
             throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "cannot delete the rows of a request with a GROUP BY clause")
         }
@@ -128,7 +129,7 @@ struct SQLQueryGenerator: Refinable {
 
     /// `UPDATE ... SET ... WHERE ...`, or nil when there is nothing to set.
     func makeUpdateStatement(_ db: Database, conflictResolution: Database.ConflictResolution,
-                             assignments: [ColumnAssignment]) throws -> Statement? {
+                             assignments: [ColumnAssignment], returning selection: [any SQLSelectable] = []) throws -> Statement? {
         let orPrefix = conflictResolution == .abort ? "" : "OR \(conflictResolution.rawValue) "
         switch try grouping(db) {
         case .none where relation.joins.isEmpty:
@@ -140,10 +141,11 @@ struct SQLQueryGenerator: Refinable {
             sql += " SET " + sets
             if let filter = try relation.filterPromise?.resolve(db) { sql += " WHERE " + (try filter.sql(context)) }
             sql += try limitClauseOfChanges(context)
-            return try statement(db, sql, context.arguments)
+            return try statement(db, sql, context.arguments, returning: selection)
         case .none, .unique:
             let tableName = relation.source.tableName
-            return try statementThroughPrimaryKey(db, verb: "UPDATE \(orPrefix)\(tableName.quotedDatabaseIdentifier)") { context in
+            return try statementThroughPrimaryKey(db, verb: "UPDATE \(orPrefix)\(tableName.quotedDatabaseIdentifier)",
+                                                  returning: selection) { context in
                 try assignments.compactMap { try $0.sql(context) }.joined(separator: ", ")
             }
         case .nonUnique:
@@ -162,8 +164,8 @@ struct SQLQueryGenerator: Refinable {
         return sql + " LIMIT " + limit.sql
     }
 
-    /// `VERB [SET ...] WHERE key IN (SELECT key FROM ...)`.
-    private func statementThroughPrimaryKey(_ db: Database, verb: String,
+    /// `VERB [SET ...] WHERE key IN (SELECT key FROM ...) [RETURNING ...]`.
+    private func statementThroughPrimaryKey(_ db: Database, verb: String, returning selection: [any SQLSelectable],
                                             assignments: ((SQLGenerationContext) throws -> String)? = nil) throws -> Statement? {
         let tableName = relation.source.tableName
         let alias = TableAlias(tableName: tableName)
@@ -178,17 +180,19 @@ struct SQLQueryGenerator: Refinable {
         let keys = with { $0.relation = $0.relation.selectOnly([.expression(primaryKey)]) }
         sql += " WHERE " + (try primaryKey.qualified(with: alias).sql(context))
         sql += " IN (" + (try keys.requestSQL(context.subqueryContext(aliases: relation.allAliases, ctes: relation.ctes))) + ")"
-        return try statement(db, sql, context.arguments)
+        return try statement(db, sql, context.arguments, returning: selection)
     }
 
-    private func statementThroughPrimaryKey(_ db: Database, verb: String) throws -> Statement {
+    private func statementThroughPrimaryKey(_ db: Database, verb: String, returning selection: [any SQLSelectable]) throws -> Statement {
         // Without assignments the statement is always made.
-        try statementThroughPrimaryKey(db, verb: verb, assignments: nil)!
+        try statementThroughPrimaryKey(db, verb: verb, returning: selection, assignments: nil)!
     }
 
-    private func statement(_ db: Database, _ sql: String, _ arguments: StatementArguments) throws -> Statement {
-        let statement = try db.makeStatement(sql: sql)
-        try statement.setArguments(arguments)
+    private func statement(_ db: Database, _ sql: String, _ arguments: StatementArguments,
+                           returning selection: [any SQLSelectable]) throws -> Statement {
+        let returning = try SQLReturningClause(db, selection: selection, tableName: relation.source.tableName)
+        let statement = try db.makeStatement(sql: sql + returning.sql)
+        try statement.setArguments(arguments + returning.arguments)
         return statement
     }
 
