@@ -2,9 +2,15 @@
 # The benchmark (see BENCHMARKS.md): SecureStore and GRDB 7.10.0, each beside
 # the raw-C floor of its own SQLite, in release builds, one table at the end.
 #   scripts/bench.sh [--rows N] [--rounds R]
+#   scripts/bench.sh --sqlcipher 4 [...]   # SecureStore on Debian 13's SQLCipher 4.6.1 (scripts/sqlcipher4.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
+source scripts/sqlcipher-line.sh
+sqlcipher_line_parse_args "$@"
+set -- "${sqlcipher_args[@]+"${sqlcipher_args[@]}"}"
+build_dir=Benchmarks/SecureStoreBenchmark/.build
+[ "$sqlcipher_line" = 4 ] && build_dir=Benchmarks/SecureStoreBenchmark/.build-sqlcipher4
 # GRDB's comparison runs on the system SQLite (its own package, never linked
 # with libsqlcipher).
 if [ ! -f /usr/include/sqlite3.h ]; then
@@ -16,11 +22,12 @@ results=$(mktemp)
 trap 'rm -f "$results"' EXIT
 
 echo "== building (release)" >&2
-swift build -c release --package-path Benchmarks/SecureStoreBenchmark >&2
+swift build -c release --package-path Benchmarks/SecureStoreBenchmark --scratch-path "$build_dir" \
+    "${swift_line_cflags[@]+"${swift_line_cflags[@]}"}" >&2
 swift build -c release --package-path Benchmarks/GRDBComparison >&2
 
-echo "== SecureStore (SQLCipher $(pkg-config --modversion sqlcipher 2>/dev/null || echo '?'))" >&2
-Benchmarks/SecureStoreBenchmark/.build/release/securestore-benchmark "$@" | tee -a "$results" | grep -v '^RESULT'
+echo "== SecureStore (SQLCipher $(sqlcipher -version 2>/dev/null | head -1 || echo '?'))" >&2
+"$build_dir"/release/securestore-benchmark "$@" | tee -a "$results" | grep -v '^RESULT'
 echo "== GRDB 7.10.0 (system SQLite)" >&2
 Benchmarks/GRDBComparison/.build/release/grdb-comparison "$@" >> "$results"
 

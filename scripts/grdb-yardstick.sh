@@ -5,6 +5,7 @@
 #   bash scripts/grdb-yardstick.sh                 # every GRDB test file
 #   bash scripts/grdb-yardstick.sh SQLLiteralTests TableTests   # some files
 #   bash scripts/grdb-yardstick.sh --report        # the table of the last run
+#   bash scripts/grdb-yardstick.sh --sqlcipher 4   # on Debian 13's SQLCipher 4.6.1 (scripts/sqlcipher4.sh)
 #
 # The test files are read from the local GRDB mirror at run time into a
 # scratch package outside this project (GRDB's files are never committed),
@@ -19,12 +20,26 @@
 # runs in its own process (a crash loses one class, not the run), and a
 # class whose process crashed runs again test by test.
 #
+# On the 4.x line the scratch package defines SQLITE_ENABLE_FTS5, as GRDB's
+# own Package.swift does, since that library has FTS5; SQLCipher 3.4.1 has
+# none, so GRDB's FTS5 tests are left out there.
+#
 # Environment: GRDB_MIRROR (the mirror's GRDB.swift.git), YARDSTICK_DIR (the
-# scratch package, default $TMPDIR/securestore-grdb-yardstick),
+# scratch package, default $TMPDIR/securestore-grdb-yardstick, with
+# -sqlcipher4 on the 4.x line),
 # YARDSTICK_TIMEOUT (seconds per process, default 300).
 set -euo pipefail
 
-source "$(dirname "$0")/yardstick/mirror.sh" grdb-yardstick YARDSTICK_DIR securestore-grdb-yardstick
+source "$(dirname "$0")/sqlcipher-line.sh"
+sqlcipher_line_parse_args "$@"
+set -- "${sqlcipher_args[@]+"${sqlcipher_args[@]}"}"
+scratch_name=securestore-grdb-yardstick
+fts5_define=""
+if [ "$sqlcipher_line" = 4 ]; then
+    scratch_name=securestore-grdb-yardstick-sqlcipher4
+    fts5_define='.define("SQLITE_ENABLE_FTS5"),'
+fi
+source "$(dirname "$0")/yardstick/mirror.sh" grdb-yardstick YARDSTICK_DIR "$scratch_name"
 timeout="${YARDSTICK_TIMEOUT:-300}"
 
 tests="$scratch/Tests/GRDBTests"
@@ -50,7 +65,7 @@ report() {
     } > "$scratch/results/summary.txt"
     cat "$scratch/results/summary.txt"
     awk 'NR > 1 { t += $2; p += $3 } END { printf "total: %d of %d tests pass\n", p, t }' "$scratch/results/summary.txt"
-    echo "details: $scratch/results (outcomes.txt, one log per class)"
+    echo "SQLCipher line $sqlcipher_line ($(sqlcipher -version 2>/dev/null | head -1)); details: $scratch/results (outcomes.txt, one log per class)"
 }
 
 # `--report`: the table of the last run, without running again.
@@ -105,6 +120,7 @@ let package = Package(
                 .define("SQLITE_HAS_CODEC"),
                 .define("GRDBCIPHER_USE_ENCRYPTION"),
                 .define("SQLITE_DISABLE_SNAPSHOT"),
+                $fts5_define
                 .swiftLanguageMode(.v5),
                 .enableUpcomingFeature("InferSendableFromCaptures"),
                 .enableUpcomingFeature("GlobalActorIsolatedTypesUsability"),
@@ -117,7 +133,7 @@ EOF
 cd "$scratch"
 # Build; leave out the files with errors; again until it builds.
 for round in $(seq 1 30); do
-    if swift build --build-tests > "$scratch/results/build-$round.log" 2>&1; then
+    if swift build --build-tests "${swift_line_cflags[@]+"${swift_line_cflags[@]}"}" > "$scratch/results/build-$round.log" 2>&1; then
         break
     fi
     failing="$(grep -o "$tests/[A-Za-z0-9+_-]*\.swift:[0-9]*:[0-9]*: error" "$scratch/results/build-$round.log" \
@@ -139,7 +155,7 @@ for round in $(seq 1 30); do
 done
 
 bundle="$(find "$scratch/.build/debug/" -maxdepth 1 -name '*PackageTests.xctest' | head -n 1)"
-swift test list --skip-build 2>/dev/null | grep '^GRDBTests\.' > "$scratch/results/tests.txt" || true
+swift test list --skip-build "${swift_line_cflags[@]+"${swift_line_cflags[@]}"}" 2>/dev/null | grep '^GRDBTests\.' > "$scratch/results/tests.txt" || true
 
 # One process per class; a class whose process died runs test by test.
 run() { # filter, log

@@ -210,6 +210,46 @@ final class DatabasePoolTests: SecureStoreTestCase {
         XCTAssertEqual(cli.stdout, "1\n", cli.stderr)
     }
 
+    /// GRDB's way to read a SQLCipher 3 file with SQLCipher 4, and the
+    /// format SecureStore finds by itself: in both, every reader of a pool
+    /// reads with the key the file was made with, derived once.
+    func testSQLCipher3FileInAPoolWithCompatibilityInPrepareDatabaseOrDetected() throws {
+        let v3 = CommandLineClient.sqlcipherMajorVersion >= 4 ? "PRAGMA cipher_compatibility = 3;" : ""
+        let created = try CommandLineClient.sqlcipher(path("v3.sqlite"), preamble: "PRAGMA key = 'secret'; \(v3)",
+                                                      sql: "CREATE TABLE t (a); INSERT INTO t VALUES (1);")
+        XCTAssertEqual(created.status, 0, created.stderr)
+        var grdbWay = Configuration()
+        grdbWay.prepareDatabase { db in
+            try db.usePassphrase("secret")
+            try db.execute(sql: "PRAGMA cipher_compatibility = 3")
+        }
+        for config in [grdbWay, keyedConfiguration(passphrase: "secret")] {
+            var config = config
+            config.maximumReaderCount = 3
+            let dbPool = try DatabasePool(path: path("v3.sqlite"), configuration: config)
+            try dbPool.write { db in try db.execute(sql: "INSERT INTO t VALUES (2)") }
+            let counts = Locked<[Int]>([])
+            DispatchQueue.concurrentPerform(iterations: 3) { _ in
+                let count = try? dbPool.read { db -> Int? in
+                    Thread.sleep(forTimeInterval: 0.05)
+                    XCTAssertEqual(try db.cipherSettings?.kdfIterations, 64000)
+                    XCTAssertEqual(try db.cipherSettings?.pageSize, 1024)
+                    return try Int.fetchOne(db, sql: "SELECT count(*) FROM t")
+                }
+                counts.mutate { $0.append(count.flatMap { $0 } ?? -1) }
+            }
+            XCTAssertEqual(counts.value.count, 3)
+            XCTAssertEqual(Set(counts.value).count, 1, "\(counts.value)")
+            XCTAssertFalse(counts.value.contains(-1), "every reader reads: \(counts.value)")
+            XCTAssertLessThanOrEqual(dbPool.keyDerivationCount, 2, "derived once per setting, not per reader")
+            try dbPool.close()
+        }
+        // Still a SQLCipher 3 file that SQLCipher 3 settings read.
+        let cli = try CommandLineClient.sqlcipher(path("v3.sqlite"), preamble: "PRAGMA key = 'secret'; \(v3)",
+                                                  sql: "SELECT count(*) FROM t;")
+        XCTAssertEqual(cli.stdout, "3\n", cli.stderr)
+    }
+
     func testAReaderInUseWhenInvalidatedIsClosedWhenItsReadEnds() throws {
         let dbPool = try makePool(readers: 1)
         try dbPool.write { db in try db.execute(sql: "CREATE TABLE t (a)") }
