@@ -149,4 +149,60 @@ final class FTS5Tests: TracedQueueTestCase {
         XCTAssertEqual(result.status, 0, result.stderr)
         XCTAssertEqual(result.stdout.split(separator: "\n").last, "Plans", result.stdout)
     }
+
+    func testBuiltInTokenizersTokenizeFromSwift() throws {
+        try requireFTS5()
+        try dbQueue.read { db in
+            XCTAssertEqual(try db.makeTokenizer(.unicode61()).tokenize(query: "Gustave Doré").map(\.token), ["gustave", "dore"])
+            XCTAssertEqual(try db.makeTokenizer(.ascii()).tokenize(document: "Gustave Doré").map(\.token), ["gustave", "doré"])
+            XCTAssertEqual(try db.makeTokenizer(.porter()).tokenize(document: "running plans").map(\.token), ["run", "plan"])
+            XCTAssertThrowsError(try db.makeTokenizer(FTS5TokenizerDescriptor(components: ["no_such_tokenizer"]))) { error in
+                XCTAssertTrue("\(error)".contains("no FTS5 tokenizer named no_such_tokenizer"), "\(error)")
+            }
+        }
+    }
+
+    func testSwiftTokenizerDropsStopWordsAndAddsSynonymsInEveryConnectionOfAPool() throws {
+        try requireFTS5()
+        var config = keyedConfiguration(passphrase: "secret")
+        config.prepareDatabase { db in db.add(tokenizer: StopWordsAndSynonyms.self) }
+        let dbPool = try DatabasePool(path: path("pool.sqlite"), configuration: config)
+        try dbPool.write { db in
+            try db.create(virtualTable: "book_ft", using: FTS5()) { t in
+                t.tokenizer = StopWordsAndSynonyms.tokenizerDescriptor(arguments: ["unicode61", "remove_diacritics", "2"])
+                t.column("title")
+            }
+            try db.execute(sql: "INSERT INTO book_ft(title) VALUES ('The First Café'), ('A second story')")
+            let tokenizer = try db.makeTokenizer(StopWordsAndSynonyms.tokenizerDescriptor())
+            XCTAssertEqual(try tokenizer.tokenize(document: "the first").map(\.token), ["first", "1st"])
+            XCTAssertEqual(try tokenizer.tokenize(document: "the first").map(\.flags), [[], .colocated])
+        }
+        // A reader, a connection of its own, has the tokenizer too.
+        try dbPool.read { db in
+            func titles(_ query: String) throws -> [String] {
+                try String.fetchAll(db, sql: "SELECT title FROM book_ft WHERE book_ft MATCH ? ORDER BY rowid", arguments: [query])
+            }
+            XCTAssertEqual(try titles("1st"), ["The First Café"])
+            XCTAssertEqual(try titles("cafe"), ["The First Café"])
+            XCTAssertEqual(try titles("the"), [], "a stop word is not indexed")
+            XCTAssertEqual(try titles("story"), ["A second story"])
+        }
+    }
+}
+
+/// Drops "the" and "a", and adds "1st" where it reads "first".
+private final class StopWordsAndSynonyms: FTS5WrapperTokenizer {
+    static let name = "stop_words_and_synonyms"
+    let wrappedTokenizer: any FTS5Tokenizer
+
+    init(db: Database, arguments: [String]) throws {
+        wrappedTokenizer = try db.makeTokenizer(arguments.isEmpty ? .unicode61() : FTS5TokenizerDescriptor(components: arguments))
+    }
+
+    func accept(token: String, flags: FTS5TokenFlags, for tokenization: FTS5Tokenization,
+                tokenCallback: FTS5WrapperTokenCallback) throws {
+        guard !["the", "a"].contains(token) else { return }
+        try tokenCallback(token, flags)
+        if token == "first" { try tokenCallback("1st", flags.union(.colocated)) }
+    }
 }
