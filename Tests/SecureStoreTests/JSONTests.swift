@@ -74,6 +74,13 @@ final class JSONTests: TracedQueueTestCase {
             let counts = try Player.select(Database.jsonArrayLength(Player.Columns.tags), as: Int.self).order(Column("id")).fetchAll(db)
             XCTAssertEqual(counts, [1, 2])
             XCTAssertEqual(try Player.filter(Player.Columns.tags.jsonExtract(atPath: "$[1]") == "c").fetchCount(db), 1)
+
+            // Through an alias: the column keeps its JSON operators.
+            let alias = TableAlias(name: "p")
+            traced.clear()
+            let lyonnais = try Player.aliased(alias).filter(alias[Player.Columns.address]["city"] == "Lyon").fetchAll(db)
+            XCTAssertEqual(lyonnais.map(\.name), ["Barbara"])
+            XCTAssertEqual(traced.last, #"SELECT "p".* FROM "player" "p" WHERE ("p"."address" ->> 'city') = 'Lyon'"#)
         }
     }
 

@@ -29,6 +29,8 @@ extension Database {
         public static let any = ColumnType(rawValue: "ANY")
         /// A column of JSON text: `TEXT` in SQL, named for what it holds.
         public static let jsonText = ColumnType(rawValue: "TEXT")
+        /// A column of SQLite's binary JSON (JSONB, SQLite 3.45): `BLOB` in SQL.
+        public static let jsonb = ColumnType(rawValue: "BLOB")
     }
 
     /// `ON CONFLICT` clauses.

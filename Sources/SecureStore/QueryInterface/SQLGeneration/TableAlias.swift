@@ -120,6 +120,14 @@ extension TableAliasBase {
         expression.sqlExpression.qualified(with: self)
     }
 
+    /// A JSON expression (a ``JSONColumn``) qualified with this alias: the
+    /// JSON operators apply to it (`alias[info]["score"]`).
+    public subscript(_ expression: some SQLJSONExpressible & SQLSpecificExpressible & SQLSelectable & SQLOrderingTerm)
+    -> AnySQLJSONExpressible {
+        AnySQLJSONExpressible(sqlExpression: expression.sqlExpression.qualified(with: self)
+            .withPreferredJSONInterpretation(.jsonValue))
+    }
+
     /// An ordering qualified with this alias.
     public subscript(_ ordering: some SQLOrderingTerm) -> SQLOrdering {
         ordering.sqlOrdering.qualified(with: self)
@@ -178,6 +186,12 @@ extension TableAlias where RowDecoder: TableRecord {
     /// A column of the record's `Columns`, qualified with this alias.
     public subscript<T>(dynamicMember keyPath: KeyPath<RowDecoder.DatabaseComponents, T>) -> SQLExpression
     where T: SQLSpecificExpressible {
+        self[RowDecoder.databaseComponents[keyPath: keyPath]]
+    }
+
+    /// A JSON column of the record's `Columns`, qualified with this alias.
+    public subscript<T>(dynamicMember keyPath: KeyPath<RowDecoder.DatabaseComponents, T>) -> AnySQLJSONExpressible
+    where T: SQLJSONExpressible & SQLSpecificExpressible & SQLSelectable & SQLOrderingTerm {
         self[RowDecoder.databaseComponents[keyPath: keyPath]]
     }
 }
