@@ -256,7 +256,7 @@ private extension String {
     /// Appends to a report file when one is named (the long documented run).
     func appendLine(to path: String?) throws {
         guard let path else { return }
-        if !FileManager.default.fileExists(atPath: path) { FileManager.default.createFile(atPath: path, contents: nil) }
+        if !FileManager.default.fileExists(atPath: path) { _ = FileManager.default.createFile(atPath: path, contents: nil) }
         let handle = try XCTUnwrap(FileHandle(forWritingAtPath: path))
         defer { try? handle.close() }
         try handle.seekToEnd()

@@ -120,7 +120,7 @@ final class LifecycleCommandTests: MigrateToolTestCase {
     }
 
     func testWrongKeyLeavesEveryFileUnchanged() throws {
-        let keys = try makeDatabase()
+        _ = try makeDatabase()
         let before = try sha256OfFile(path("app.db"))
         let wrong = ["--key-env", "WRONG"]
         let env = ["WRONG": "not-the-key", "NEW": "whatever"]

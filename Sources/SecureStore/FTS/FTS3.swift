@@ -17,7 +17,7 @@
 /// ### Searching
 ///
 /// - ``FTS3Pattern``
-/// - ``TableRecord/matching(_:)``
+/// - ``TableRecord/matching(_:)-(FTS3Pattern?)``
 public struct FTS3: VirtualTableModule {
     /// What the `unicode61` tokenizer does with diacritics.
     public enum Diacritics: Sendable {

@@ -46,6 +46,7 @@ extension MutablePersistableRecord {
     /// Upserts the record and fetches the row.
     ///
     /// - parameters:
+    ///   - db: the connection, in a write.
     ///   - conflictTarget: the columns of the unique key whose conflict
     ///     turns the insert into an update (default: any conflict).
     ///   - strategy: which columns an update overwrites.
