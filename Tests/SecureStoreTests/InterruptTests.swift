@@ -85,6 +85,40 @@ final class InterruptTests: SecureStoreTestCase {
         try dbQueue.close()
         dbQueue.interrupt()   // a closed connection is never reached
     }
+
+    /// SQLite's FTS5 bug (<https://sqlite.org/forum/forumpost/137c7662b3>,
+    /// GRDB issue 1838): after an interrupt in a transaction that wrote to
+    /// an FTS5 table, the connection stays interrupted and the rollback
+    /// fails too, which would leave the transaction open (and stop the
+    /// program at the end of the access). The rollback leaves that state
+    /// and runs again.
+    func testInterruptedWritesToAnFTS5TableRollBackAndTheConnectionWorksAfter() throws {
+        let dbQueue = try makeEncryptedQueue()
+        guard try dbQueue.read(FTS5.isAvailable(in:)) else {
+            throw XCTSkip("SQLite \(Database.sqliteLibVersion) has no FTS5, where the bug lives")
+        }
+        try dbQueue.write { db in try db.execute(sql: "CREATE VIRTUAL TABLE documents USING fts5(content)") }
+        // Interrupted, then rolled back by the caller.
+        try dbQueue.inDatabase { db in
+            try db.inTransaction {
+                try db.execute(sql: "INSERT INTO documents(content) VALUES ('rolled back')")
+                dbQueue.interrupt()
+                return .rollback
+            }
+        }
+        // Interrupted before the commit.
+        do {
+            try dbQueue.write { db in
+                try db.execute(sql: "INSERT INTO documents(content) VALUES ('interrupted')")
+                dbQueue.interrupt()
+            }
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_INTERRUPT {
+            // The bug: the commit is interrupted too.
+        }
+        XCTAssertEqual(try dbQueue.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM documents") }, 0)
+        try dbQueue.write { db in try db.execute(sql: "INSERT INTO documents(content) VALUES ('kept')") }
+        XCTAssertEqual(try dbQueue.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM documents") }, 1)
+    }
 }
 
 private final class InterruptOutcome: @unchecked Sendable {

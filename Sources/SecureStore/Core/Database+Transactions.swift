@@ -65,7 +65,27 @@ extension Database {
     /// Rolls back the open transaction, if there is one. SQLite rolls back
     /// on its own after some errors, so there may be none left.
     public func rollback() throws {
-        if isInsideTransaction { try execute(sql: "ROLLBACK TRANSACTION") }
+        try leavingInterruption { if isInsideTransaction { try execute(sql: "ROLLBACK TRANSACTION") } }
+    }
+
+    /// Runs a rollback again when it was interrupted: by an `interrupt()`
+    /// that landed on it, or by SQLite's FTS5 bug that leaves a connection
+    /// interrupted after an interrupted write
+    /// (<https://sqlite.org/forum/forumpost/137c7662b3>; GRDB issue 1838).
+    /// Resetting every statement of the connection leaves that state. A
+    /// rollback must not fail for an interruption: the transaction would
+    /// stay open.
+    func leavingInterruption(_ rollback: () throws -> Void) throws {
+        do {
+            try rollback()
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_INTERRUPT || error.resultCode == .SQLITE_ABORT {
+            var statement = sqlite3_next_stmt(sqliteConnection, nil)
+            while let current = statement {
+                sqlite3_reset(current)
+                statement = sqlite3_next_stmt(sqliteConnection, current)
+            }
+            try rollback()
+        }
     }
 
     /// Runs `operations` in a transaction. The transaction commits or rolls
@@ -98,8 +118,10 @@ extension Database {
             // After some errors SQLite has already rolled back the whole
             // transaction, and the savepoint is gone with it.
             guard isInsideTransaction else { return }
-            try execute(sql: "ROLLBACK TRANSACTION TO SAVEPOINT grdb")
-            try execute(sql: "RELEASE SAVEPOINT grdb")
+            try leavingInterruption {
+                if isInsideTransaction { try execute(sql: "ROLLBACK TRANSACTION TO SAVEPOINT grdb") }
+            }
+            if isInsideTransaction { try execute(sql: "RELEASE SAVEPOINT grdb") }
         })
     }
 
