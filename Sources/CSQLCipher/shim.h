@@ -18,4 +18,14 @@ static inline int securestore_register_error_log(void (*callback)(void *, int, c
     return sqlite3_config(SQLITE_CONFIG_LOG, callback, (void *)0);
 }
 
+// sqlite3_db_config is variadic as well: its integer options (double-quoted
+// string literals, SQLite 3.29 and later) go through this function.
+static inline int securestore_db_config_int(sqlite3 *db, int option, int value) {
+    return sqlite3_db_config(db, option, value, (int *)0);
+}
+#ifndef SQLITE_DBCONFIG_DQS_DML
+#define SQLITE_DBCONFIG_DQS_DML 1013
+#define SQLITE_DBCONFIG_DQS_DDL 1014
+#endif
+
 #endif

@@ -188,4 +188,25 @@ final class DumpTests: SecureStoreTestCase {
         try dbQueue.close()
         XCTAssertNil(try fileBytes(path("db.sqlite")).range(of: Data("searching".utf8)))
     }
+
+    /// A full-text table keeps its data in shadow tables (`note_ft_content`,
+    /// `_segments`...): dumps leave them out where SQLite can name them
+    /// (3.37), as GRDB's do.
+    func testDumpsLeaveShadowTablesOut() throws {
+        guard Database.sqliteLibVersionNumber >= 3_037_000 else {
+            throw XCTSkip("SQLite \(Database.sqliteLibVersion) cannot tell shadow tables apart (PRAGMA table_list: 3.37)")
+        }
+        let dbQueue = try makeEncryptedQueue()
+        try dbQueue.write { db in
+            try db.create(virtualTable: "note_ft", using: FTS4()) { t in t.column("body") }
+            try db.execute(sql: "INSERT INTO note_ft(body) VALUES ('hello')")
+        }
+        let schema = Text()
+        try dbQueue.read { db in try db.dumpSchema(to: schema) }
+        XCTAssertEqual(schema.value, "sqlite_master\nCREATE VIRTUAL TABLE \"note_ft\" USING fts4(body);\n")
+        let content = Text()
+        try dbQueue.read { db in try db.dumpContent(to: content) }
+        XCTAssertFalse(content.value.contains("note_ft_content"), content.value)
+        XCTAssertTrue(content.value.contains("hello"), content.value)
+    }
 }

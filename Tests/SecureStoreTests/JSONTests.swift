@@ -97,6 +97,11 @@ final class JSONTests: TracedQueueTestCase {
             // A plain string column goes in as a string.
             XCTAssertEqual(try String.fetchOne(db, Player.select(Database.jsonArray([Column("tags")])).filter(key: 1)), #"["[\"a\"]"]"#)
             XCTAssertEqual(try String.fetchOne(db, Player.select(Database.jsonArray([Column("tags").asJSON])).filter(key: 1)), #"[["a"]]"#)
+            // NULL goes in as JSON null, unwrapped.
+            traced.clear()
+            XCTAssertEqual(try String.fetchOne(db, Player.select(Database.jsonArray([DatabaseValue.null.sqlExpression.asJSON])).filter(key: 1)),
+                           "[null]")
+            XCTAssertTrue(traced.last?.contains("JSON_ARRAY(NULL)") == true, traced.last ?? "")
             // An aggregate.
             let names = try String.fetchOne(db, Player.select(Database.jsonGroupArray(Player.Columns.name, orderBy: Player.Columns.name)))
             XCTAssertEqual(names, #"["Arthur","Barbara"]"#)

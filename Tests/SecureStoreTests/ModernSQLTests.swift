@@ -89,4 +89,22 @@ final class ModernSQLTests: TracedQueueTestCase {
         XCTAssertTrue(traced.allStatements().contains("SELECT MAX(\"points\") FILTER (WHERE \"player\" = 'a') FROM \"score\""),
                       traced.allStatements().joined(separator: "\n"))
     }
+
+    /// As GRDB: from SQLite 3.29, `"foo"` is an identifier only, unless
+    /// `acceptsDoubleQuotedStringLiterals`; SQLite 3.15.2 always reads a
+    /// double-quoted unknown identifier as a string.
+    func testDoubleQuotedStringLiterals() throws {
+        var accepting = keyedConfiguration(passphrase: "secret")
+        accepting.acceptsDoubleQuotedStringLiterals = true
+        XCTAssertEqual(try DatabaseQueue(path: path("accepting.db"), configuration: accepting)
+            .read { try String.fetchOne($0, sql: #"SELECT "foo""#) }, "foo")
+        let refusing = try makeEncryptedQueue("refusing.db")
+        if Database.sqliteLibVersionNumber >= 3_029_000 {
+            XCTAssertThrowsError(try refusing.read { try String.fetchOne($0, sql: #"SELECT "foo""#) }) { error in
+                XCTAssertTrue("\(error)".contains("no such column: \"foo\""), "\(error)")
+            }
+        } else {
+            XCTAssertEqual(try refusing.read { try String.fetchOne($0, sql: #"SELECT "foo""#) }, "foo")
+        }
+    }
 }

@@ -71,9 +71,11 @@ public struct Configuration: Sendable {
     /// ``targetQueue``. Default nil.
     public var writeTargetQueue: DispatchQueue?
 
-    /// Whether SQL may quote strings with double quotes (`"text"`). SQLite
-    /// 3.15.2 always accepts them (turning them off needs SQLite 3.29), so
-    /// this setting, false by default as in GRDB, changes nothing here.
+    /// Whether SQL may quote strings with double quotes (`"text"`), which
+    /// SQLite otherwise reads as identifiers. False by default, as in GRDB:
+    /// on SQLite 3.29 and later (SQLCipher 4) `SELECT "foo" FROM player`
+    /// is then an error ("no such column"). SQLite 3.15.2 (SQLCipher
+    /// 3.4.1) always accepts them, whatever this says.
     public var acceptsDoubleQuotedStringLiterals = false
 
     /// SQLCipher settings that differ from the library's defaults

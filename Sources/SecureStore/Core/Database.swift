@@ -107,6 +107,7 @@ public final class Database {
         authorizer.register(on: sqliteConnection)
         addDefaultFunctionsAndCollations()
         try setUpBusyMode()
+        setUpDoubleQuotedStringLiterals()
         do {
             try prepareCipher()
             try runSetups()
@@ -121,6 +122,17 @@ public final class Database {
         if configuration.foreignKeysEnabled {
             try execute(sql: "PRAGMA foreign_keys = ON")
         }
+    }
+
+    /// SQLite 3.29 and later can refuse double-quoted string literals
+    /// (`"text"`), which hide misspelled column names; GRDB refuses them
+    /// unless ``Configuration/acceptsDoubleQuotedStringLiterals``. Older
+    /// SQLite always accepts them.
+    private func setUpDoubleQuotedStringLiterals() {
+        guard Database.sqliteLibVersionNumber >= 3_029_000 else { return }
+        let accepts: CInt = configuration.acceptsDoubleQuotedStringLiterals ? 1 : 0
+        _ = securestore_db_config_int(sqliteConnection, SQLITE_DBCONFIG_DQS_DML, accepts)
+        _ = securestore_db_config_int(sqliteConnection, SQLITE_DBCONFIG_DQS_DDL, accepts)
     }
 
     /// Runs the configuration's `prepareDatabase` functions, where the key

@@ -149,13 +149,25 @@ extension Database {
             SELECT type, name, tbl_name, sql FROM sqlite_master
             WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' AND tbl_name <> ?
             """, arguments: [MigrationHistory.tableName])
+        let shadowTables = try shadowTableNames()
         let objects = rows.map { SchemaObject(type: $0["type"], name: $0["name"], tableName: $0["tbl_name"], sql: $0["sql"]) }
+            .filter { !shadowTables.contains($0.tableName.lowercased()) }
         let byName: (SchemaObject, SchemaObject) -> Bool = { ($0.name.lowercased(), $0.name) < ($1.name.lowercased(), $1.name) }
         let owners = objects.filter { $0.type == "table" || $0.type == "view" }.sorted(by: byName)
         let owned = Dictionary(grouping: objects.filter { $0.type == "index" || $0.type == "trigger" }) { $0.tableName.lowercased() }
         return owners.flatMap { owner in
             [owner] + (owned[owner.name.lowercased()] ?? []).sorted { ($0.type, $0.name.lowercased()) < ($1.type, $1.name.lowercased()) }
         }
+    }
+
+    /// The lowercased names of the tables a virtual table keeps its data in
+    /// (FTS's `_content`, `_segments`...), which dumps leave out as GRDB
+    /// does. `PRAGMA table_list` names them from SQLite 3.37; older SQLite
+    /// cannot tell them apart, and dumps show them.
+    private func shadowTableNames() throws -> Set<String> {
+        guard Database.sqliteLibVersionNumber >= 3_037_000 else { return [] }
+        let names = try String.fetchAll(self, sql: "SELECT name FROM pragma_table_list WHERE schema = 'main' AND type = 'shadow'")
+        return Set(names.map { $0.lowercased() })
     }
 
     private func writeSchema(_ objects: [SchemaObject], to output: inout DumpStream) {

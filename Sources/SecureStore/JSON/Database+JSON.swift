@@ -282,6 +282,8 @@ extension SQLExpression {
     /// later) or `JSON()`.
     var jsonBuilderExpression: SQLExpression {
         guard preferredJSONInterpretation == .jsonValue, !isJSONValue else { return self }
+        // NULL is JSON null as it is.
+        if case .databaseValue(let value) = impl, value.isNull { return self }
         return .function(Database.sqliteLibVersionNumber >= 3_045_000 ? "JSONB" : "JSON", [self])
     }
 
