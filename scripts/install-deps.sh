@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what SecureStore needs from Debian's packages, if it is missing:
 # SQLCipher's headers and library, OpenSSL's headers, the sqlcipher and sqlite3 CLIs (used by
-# the tests as independent clients), pkg-config.
+# the tests as independent clients), pkg-config, Python's venv.
 set -euo pipefail
 
 missing=()
@@ -11,6 +11,10 @@ pkg-config --exists sqlcipher 2>/dev/null || missing+=(libsqlcipher-dev)
 command -v sqlcipher >/dev/null 2>&1 || missing+=(sqlcipher)
 command -v sqlite3 >/dev/null 2>&1 || missing+=(sqlite3)
 command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
+# Python with venv: the interoperability tests' independent SQLCipher 4
+# client (scripts/python-sqlcipher.sh) lives in a virtual environment.
+command -v python3 >/dev/null 2>&1 || missing+=(python3)
+python3 -c 'import ensurepip, venv' >/dev/null 2>&1 || missing+=(python3-venv)
 [ ${#missing[@]} -eq 0 ] && exit 0
 
 echo "Installing: ${missing[*]}" >&2
