@@ -3,8 +3,15 @@
 # the raw-C floor of its own SQLite, in release builds, one table at the end.
 #   scripts/bench.sh [--rows N] [--rounds R]
 #   scripts/bench.sh --sqlcipher 4 [...]   # SecureStore on Debian 13's SQLCipher 4.6.1 (scripts/sqlcipher4.sh)
+#   scripts/bench.sh --instructions [...]  # the instruction-count gate (scripts/bench-instructions.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+for argument in "$@"; do
+    [ "$argument" = --instructions ] || continue
+    arguments=()
+    for other in "$@"; do [ "$other" = --instructions ] || arguments+=("$other"); done
+    exec bash scripts/bench-instructions.sh "${arguments[@]+"${arguments[@]}"}"
+done
 bash scripts/install-deps.sh
 source scripts/sqlcipher-line.sh
 sqlcipher_line_parse_args "$@"

@@ -2,9 +2,10 @@ import Foundation
 import SecureStore
 import XCTest
 
-/// Record encoders are pooled and remember the keys of the previous
-/// record. These tests change the keys from one record to the next, mix
-/// record types, and encode from many threads at once.
+/// Record encoders are kept per thread and remember the keys of the
+/// previous record. These tests change the keys from one record to the
+/// next, mix record types, encode a record while encoding another on the
+/// same thread, and encode from many threads at once.
 final class RecordEncoderTests: SecureStoreTestCase {
     /// Encodes `extra` only when it is set, and `name` twice when asked.
     struct Flexible: Encodable, PersistableRecord {
@@ -92,6 +93,35 @@ final class RecordEncoderTests: SecureStoreTestCase {
         XCTAssertEqual(record.inserted[0]["score"] as? Double, 1.5)
         XCTAssertEqual(record.inserted[1]["score"] as? Double, 3.5)
         XCTAssertEqual(record.id, 5)
+    }
+
+    /// Encodes, in the middle of its own encoding, another record (whose
+    /// values it stores as one column): the thread's encoder is in use,
+    /// so the inner record gets a fresh one, and neither sees the other's
+    /// columns.
+    struct Nesting: Encodable, PersistableRecord {
+        static let databaseTableName = "nesting"
+        var id: Int64
+        var inner: Other
+
+        private enum CodingKeys: String, CodingKey { case id, innerColumns }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(id, forKey: .id)
+            let columns = try inner.databaseDictionary.keys.sorted().joined(separator: ",")
+            try container.encode(columns, forKey: .innerColumns)
+        }
+    }
+
+    func testEncodingARecordWhileEncodingAnother() throws {
+        for i in 1...3 {
+            let dictionary = try Nesting(id: Int64(i), inner: Other(id: 10, score: 1.5)).databaseDictionary
+            XCTAssertEqual(dictionary, ["id": Int64(i).databaseValue, "innerColumns": "id,score".databaseValue])
+            // The thread's encoder is intact afterwards.
+            XCTAssertEqual(try Other(id: Int64(i), score: 2).databaseDictionary,
+                           ["id": Int64(i).databaseValue, "score": 2.0.databaseValue])
+        }
     }
 
     func testEncodingFromManyThreadsAtOnce() throws {

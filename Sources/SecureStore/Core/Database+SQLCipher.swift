@@ -59,7 +59,11 @@ extension Database {
     func derivedKeyMissesSettings() throws -> Bool {
         guard let used = derivedKeyParameters, let cache = configuration.keyCache else { return false }
         derivedKeyParameters = nil
-        guard let settings = try cipherSettings else { return false }
+        // Unless `prepareDatabase` assigned a cipher setting (before or
+        // after the key), the connection has the settings the key was
+        // derived for: no need to read them back (three PRAGMAs per pool
+        // connection).
+        guard authorizer.assignedCipherSetting, let settings = try cipherSettings else { return false }
         let effective = SQLCipherLibrary.line.keyDerivation(for: settings)
         guard effective != used else { return false }
         cache.observe(effective)
@@ -183,8 +187,7 @@ extension Database {
     func verifyReadable() throws {
         // The size first: a file that another connection fills meanwhile
         // has whole pages by the time SQLite counts them.
-        let size = path.isEmpty || path == ":memory:" ? 0
-            : (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int ?? 0
+        let size = path.isEmpty || path == ":memory:" ? 0 : PrivateFile.size(of: path) ?? 0
         _ = try Int.fetchOne(self, sql: "SELECT count(*) FROM sqlite_master")
         guard size > 0, try Int.fetchOne(self, sql: "PRAGMA page_count") == 0 else { return }
         throw DatabaseError(resultCode: .SQLITE_NOTADB,

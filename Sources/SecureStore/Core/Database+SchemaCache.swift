@@ -50,12 +50,25 @@ final class SchemaCache {
 }
 
 /// The INSERT of a record type, for one list of columns.
-struct CachedInsert {
-    var columns: [String]
-    var statement: Statement
+///
+/// A class: an insert finds it for every record, and a reference costs one
+/// retain where a struct's copy retained each of its fields.
+final class CachedInsert {
+    let columns: [String]
+    let statement: Statement
     /// The table's INTEGER PRIMARY KEY column, if any.
-    var rowIDColumn: String?
-    var conflictResolution: Database.ConflictResolution
+    let rowIDColumn: String?
+    let conflictResolution: Database.ConflictResolution
+    /// The position of `rowIDColumn` in `columns`, if the record gives it.
+    let rowIDIndex: Int?
+
+    init(columns: [String], statement: Statement, rowIDColumn: String?, conflictResolution: Database.ConflictResolution) {
+        self.columns = columns
+        self.statement = statement
+        self.rowIDColumn = rowIDColumn
+        self.conflictResolution = conflictResolution
+        rowIDIndex = rowIDColumn.flatMap { rowIDColumn in columns.firstIndex { $0.isEqualIgnoringCase(rowIDColumn) } }
+    }
 }
 
 extension Database {

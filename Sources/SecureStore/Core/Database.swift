@@ -139,6 +139,7 @@ public final class Database {
     /// is given; once more when the pool derived the key with another KDF
     /// than the one they leave the connection with.
     func runSetups() throws {
+        authorizer.assignedCipherSetting = false
         for setup in configuration.setups { try setup(self) }
         if try derivedKeyMissesSettings() {
             for setup in configuration.setups { try setup(self) }

@@ -100,6 +100,12 @@ final class StatementAuthorizer {
     /// The connection's transaction observers, once there are some.
     var broker: DatabaseObservationBroker?
 
+    /// True once a statement assigned a cipher setting (`PRAGMA kdf_iter =
+    /// ...`, `PRAGMA cipher_compatibility = ...`) since `prepareDatabase`
+    /// started (`runSetups` resets it): only then may a key the pool
+    /// derived miss the connection's settings (`derivedKeyMissesSettings`).
+    var assignedCipherSetting = false
+
     /// True once a statement that writes ran in the current transaction:
     /// `changePassphrase` would commit its changes early.
     private(set) var transactionHasWrites = false
@@ -220,6 +226,7 @@ final class StatementAuthorizer {
         case SQLITE_PRAGMA:
             guard let first else { break }
             if let kind = Self.refusedPragma(String(cString: first), assigns: second != nil) {
+                if kind == .cipherPragma, second != nil { assignedCipherSetting = true }
                 let name = String(cString: first).lowercased()
                 return refuse(kind, "PRAGMA \(name)" + (second == nil ? "" : " = ..."))
             }

@@ -26,6 +26,15 @@ package enum PrivateFile {
         return Ownership(owner: info.st_uid, group: info.st_gid, mode: info.st_mode & 0o7777)
     }
 
+    /// The size of `path` in bytes, or nil if it cannot be read: one
+    /// `stat`, where FileManager's attributes cost a dictionary of casts
+    /// (every connection asks, before its key check).
+    package static func size(of path: String) -> Int? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return Int(info.st_size)
+    }
+
     /// Creates a new file (never an existing one: `O_EXCL`) with mode 0600
     /// whatever the umask, and returns its open descriptor.
     package static func create(_ path: String) throws -> Int32 {

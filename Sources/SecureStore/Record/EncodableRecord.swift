@@ -64,6 +64,19 @@ public struct PersistenceContainer: Sendable {
         values.append(value)
     }
 
+    /// Stores the rowid an INSERT chose in its column, at `index` if the
+    /// insert knows it (`CachedInsert.rowIDIndex`), else found by name.
+    /// A value that is already this rowid stays: the values are not
+    /// copied away from the encoder's storage (an allocation per insert).
+    mutating func setRowID(_ rowID: Int64, column: String, index: Int?) {
+        guard let index = index ?? self.index(of: column) else {
+            append(DatabaseValue(storage: .int64(rowID)), forColumn: column)
+            return
+        }
+        if case .int64(rowID) = values[index].storage { return }
+        values[index] = DatabaseValue(storage: .int64(rowID))
+    }
+
     func index(of column: String) -> Int? {
         columns.firstIndex { $0.isEqualIgnoringCase(column) }
     }

@@ -220,7 +220,7 @@ extension MutablePersistableRecord {
         try statement.setArguments(StatementArguments(values: container.values) + returning.arguments)
         let returned = try fetch(statement)
         let rowID = db.lastInsertedRowID
-        if let rowIDColumn { container[rowIDColumn] = rowID }
+        if let rowIDColumn { container.setRowID(rowID, column: rowIDColumn, index: nil) }
         return (InsertionSuccess(rowID: rowID, rowIDColumn: rowIDColumn, persistenceContainer: container), returned)
     }
 

@@ -142,7 +142,7 @@ extension MutablePersistableRecord {
         // Run the statement to its end (tables synchronized with full-text
         // tables are updated by then).
         while try rows.next() != nil {}
-        if let rowIDColumn = primaryKey.rowIDColumn { container[rowIDColumn] = rowID }
+        if let rowIDColumn = primaryKey.rowIDColumn { container.setRowID(rowID, column: rowIDColumn, index: nil) }
         return (InsertionSuccess(rowID: rowID, rowIDColumn: primaryKey.rowIDColumn, persistenceContainer: container), value)
     }
 }

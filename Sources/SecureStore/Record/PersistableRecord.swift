@@ -199,7 +199,7 @@ extension MutablePersistableRecord {
         try insert.statement.execute(values: container.values)
         let rowID = db.lastInsertedRowID
         // The inserted values include the rowid the table chose.
-        if let column = insert.rowIDColumn { container[column] = rowID }
+        if let column = insert.rowIDColumn { container.setRowID(rowID, column: column, index: insert.rowIDIndex) }
         return InsertionSuccess(rowID: rowID, rowIDColumn: insert.rowIDColumn, persistenceContainer: container)
     }
 

@@ -1,17 +1,15 @@
-import Synchronization
-
 /// Encodes a record into a ``PersistenceContainer``.
 ///
 /// Encoders are reused: an insert runs for every record, and a fresh
 /// encoder costs two allocations plus the making of its keyed container
 /// (an allocation and three generic metadata lookups, about 900
-/// instructions). A small pool keeps encoders, each with the container of
-/// the last record type it encoded.
-final class RecordEncoder: Encoder, @unchecked Sendable {
-    // @unchecked Sendable: an encoder is used by one thread at a time. It
-    // is either in the pool (behind its lock) or taken out by exactly one
-    // `persistenceContainer(of:)` call until that call puts it back.
-
+/// instructions). Each thread keeps an encoder, with the container of the
+/// last record type it encoded.
+///
+/// An encoder is used by one thread at a time: it is kept by one thread
+/// (`ThreadLocalCache`), or taken out by exactly one
+/// `persistenceContainer(of:)` call until that call gives it back.
+final class RecordEncoder: Encoder {
     /// Where the containers write.
     final class Box {
         // Runtime exclusivity checks cost more than the work here (two per
@@ -95,13 +93,14 @@ final class RecordEncoder: Encoder, @unchecked Sendable {
     /// A `ContainerBox<KeyedEncodingContainer<Key>>` for `keyType`.
     private var cachedContainer: AnyObject?
 
-    private static let pool = Mutex<[RecordEncoder]>([])
-    private static let poolLimit = 8
+    /// One encoder per thread: no lock per record (a shared pool cost two
+    /// atomic operations per record and bounced between encoding threads).
+    private static let cache = ThreadLocalCache<RecordEncoder>()
 
     /// The columns and values of `record`.
     static func persistenceContainer<Record: EncodableRecord & Encodable>(of record: Record) throws -> PersistenceContainer {
-        let encoder = pool.withLock { $0.popLast() } ?? RecordEncoder()
-        defer { pool.withLock { if $0.count < poolLimit { $0.append(encoder) } } }
+        let encoder = cache.take() ?? RecordEncoder()
+        defer { cache.giveBack(encoder) }
         encoder.box.start(Record.self)
         do {
             try record.encode(to: encoder)

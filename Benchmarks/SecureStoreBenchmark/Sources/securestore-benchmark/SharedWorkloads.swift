@@ -197,6 +197,29 @@ func observationCases(count: Int, file: String, mode: String, key: String?) -> [
         }
     }
     let queue = DispatchQueue(label: "W6 observation")
+    /// The commits while a `ValueObservation` of the row count is active.
+    /// In lockstep, each commit waits until the observation has delivered
+    /// it: one fetch and one notification per commit, never several
+    /// commits seen by one fetch as threads happen to run. The same work
+    /// every run, which the instruction gate needs (scripts/bench-instructions.sh).
+    func observedCommits(lockstep: Bool) throws -> Double {
+        try emptyFile()
+        let dbPool = try DatabasePool(path: file, configuration: makeConfiguration(key: key))
+        let observed = ObservedCount()
+        let cancellable = ValueObservation
+            .tracking { db in try Table("event").fetchCount(db) }
+            .start(in: dbPool, scheduling: .async(onQueue: queue), onError: observed.fail, onChange: observed.set)
+        defer { cancellable.cancel() }
+        try observed.wait(for: 0)
+        let time = try seconds {
+            for value in 0..<count {
+                try dbPool.write { db in try db.execute(sql: "INSERT INTO event (value) VALUES (?)", arguments: [value]) }
+                if lockstep { try observed.wait(for: value + 1) }
+            }
+        }
+        try observed.wait(for: count)
+        return time
+    }
     return [
         Case(workload: "W6 observed commits", mode: mode, variant: "raw C", floor: "raw C") {
             try emptyFile()
@@ -213,17 +236,10 @@ func observationCases(count: Int, file: String, mode: String, key: String?) -> [
             return time
         },
         Case(workload: "W6 observed commits", mode: mode, variant: "pool, count observed", floor: "pool, no observation") {
-            try emptyFile()
-            let dbPool = try DatabasePool(path: file, configuration: makeConfiguration(key: key))
-            let observed = ObservedCount()
-            let cancellable = ValueObservation
-                .tracking { db in try Table("event").fetchCount(db) }
-                .start(in: dbPool, scheduling: .async(onQueue: queue), onError: observed.fail, onChange: observed.set)
-            try observed.wait(for: 0)
-            let time = try commits(dbPool)
-            try observed.wait(for: count)
-            cancellable.cancel()
-            return time
+            try observedCommits(lockstep: false)
+        },
+        Case(workload: "W6 observed commits", mode: mode, variant: "pool, count observed, lockstep", floor: "raw C") {
+            try observedCommits(lockstep: true)
         },
     ]
 }
