@@ -145,7 +145,9 @@ extension MutablePersistableRecord {
             saved = success
             return success
         }
-        guard let saved else { throw callbackMisuse("aroundSave") }
+        // take(): the result moves out of the optional instead of being
+        // copied (a copy retains each array and string it holds).
+        guard let saved = saved.take() else { throw callbackMisuse("aroundSave") }
         didSave(saved)
     }
 
@@ -171,8 +173,21 @@ extension MutablePersistableRecord {
     }
 
     /// `willInsert`, `aroundInsert` around the INSERT, then `didInsert`.
+    ///
+    /// The INSERT runs on `self` from inside the `aroundInsert` closure,
+    /// not through a `perform` closure that takes the record: that one
+    /// copied the record twice per insert.
     mutating func insertWithCallbacks(_ db: Database, onConflict conflictResolution: Database.ConflictResolution?) throws -> InsertionSuccess {
-        try insertWithCallbacks(db) { record in try record.performInsert(db, onConflict: conflictResolution) }
+        try willInsert(db)
+        var inserted: InsertionSuccess?
+        try aroundInsert(db) {
+            let success = try performInsert(db, onConflict: conflictResolution)
+            inserted = success
+            return success
+        }
+        guard let inserted = inserted.take() else { throw callbackMisuse("aroundInsert") }
+        didInsert(inserted)
+        return inserted
     }
 
     /// `willInsert`, `aroundInsert` around `perform` (the INSERT of the
@@ -185,7 +200,7 @@ extension MutablePersistableRecord {
             inserted = success
             return success
         }
-        guard let inserted else { throw callbackMisuse("aroundInsert") }
+        guard let inserted = inserted.take() else { throw callbackMisuse("aroundInsert") }
         didInsert(inserted)
         return inserted
     }
@@ -193,8 +208,9 @@ extension MutablePersistableRecord {
     /// Runs the INSERT, through the connection's cached statement.
     func performInsert(_ db: Database, onConflict conflictResolution: Database.ConflictResolution? = nil) throws -> InsertionSuccess {
         var container = try persistenceContainer()
-        let resolution = conflictResolution ?? type(of: self).persistenceConflictPolicy.conflictResolutionForInsert
-        let insert = try db.cachedInsert(for: type(of: self), table: { [recordType = type(of: self)] in recordType.databaseTableName }, columns: container.columns,
+        let recordType = type(of: self)
+        let resolution = conflictResolution ?? recordType.persistenceConflictPolicy.conflictResolutionForInsert
+        let insert = try db.cachedInsert(for: recordType, table: { recordType.databaseTableName }, columns: container.columns,
                                          conflictResolution: resolution)
         try insert.statement.execute(values: container.values)
         let rowID = db.lastInsertedRowID
@@ -247,7 +263,7 @@ extension MutablePersistableRecord {
             updated = success
             return success
         }
-        guard let updated else { throw callbackMisuse("aroundUpdate") }
+        guard let updated = updated.take() else { throw callbackMisuse("aroundUpdate") }
         didUpdate(updated)
         return updated
     }
