@@ -110,6 +110,68 @@ final class OpenBadInputTests: SecureStoreTestCase {
         }
     }
 
+    /// SQLCipher 1's format has no HMAC: its probe with a wrong key
+    /// decrypts page 1 to noise, whose WAL flag SQLite follows 1 time in
+    /// 256, creating `-wal` and `-shm` files beside the file. A read-write
+    /// connection deletes them as it closes; a read-only one cannot, and
+    /// the failed open removes them. 2,000 read-only opens with wrong raw
+    /// keys, half of them by `Cipher.detectFormat`, which tries each format
+    /// with its own settings: without the removal, some leave them (all
+    /// but 1 time in 2,500).
+    func testWrongKeysLeaveNoWALFiles() throws {
+        let file = try makeGoodFile()
+        for attempt in 0..<2000 {
+            XCTAssertThrowsError(try attempt.isMultiple(of: 2)
+                ? openReadOnlyWithRandomRawKey(file)
+                : detectFormatWithRandomRawKey(file)) { error in
+                XCTAssertEqual((error as? DatabaseError)?.resultCode, .SQLITE_NOTADB, "attempt \(attempt)")
+            }
+            let left = ["-wal", "-shm"].filter { FileManager.default.fileExists(atPath: file + $0) }
+            guard left.isEmpty else { return XCTFail("wrong key \(attempt) left \(left)") }
+        }
+        XCTAssertEqual(try DatabaseQueue(path: file, configuration: keyedConfiguration(passphrase: passphrase))
+            .read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM filler") }, 300)
+    }
+
+    /// The probe's files are removed only under an exclusive lock, as
+    /// SQLite removes a WAL: while another connection reads the file (it
+    /// could be starting a WAL session of its own), they stay.
+    func testProbeFilesStayWhileAnotherConnectionReads() throws {
+        let file = try makeGoodFile()
+        let reader = try DatabaseQueue(path: file, configuration: keyedConfiguration(passphrase: passphrase))
+        var leftWhileReading = false
+        try reader.inDatabase { db in
+            // A read transaction holds SQLite's shared lock until it ends.
+            try db.inTransaction(.deferred) {
+                XCTAssertEqual(try Int.fetchOne(db, sql: "SELECT count(*) FROM filler"), 300)
+                // 1 open in 256 creates them: 5,000 fail to, 1 time in 10^8.
+                for _ in 0..<5000 where !leftWhileReading {
+                    XCTAssertThrowsError(try openReadOnlyWithRandomRawKey(file))
+                    leftWhileReading = FileManager.default.fileExists(atPath: file + "-wal")
+                }
+                return .commit
+            }
+        }
+        XCTAssertTrue(leftWhileReading, "no probe created a -wal file, or one was removed under a reader's lock")
+        XCTAssertEqual(try reader.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM filler") }, 300)
+    }
+
+    private func detectFormatWithRandomRawKey(_ file: String) throws {
+        _ = try Cipher.detectFormat(at: file, key: CipherKey(rawKey: Self.randomRawKey()))
+    }
+
+    private static func randomRawKey() -> Data {
+        Data((0..<32).map { _ in UInt8.random(in: 0...255) })
+    }
+
+    private func openReadOnlyWithRandomRawKey(_ file: String) throws {
+        let key = Self.randomRawKey()
+        var config = Configuration()
+        config.readonly = true
+        config.prepareDatabase { db in try db.useRawKey(key) }
+        try DatabaseQueue(path: file, configuration: config).close()
+    }
+
     func testDirectoryAndMissingFile() throws {
         try FileManager.default.createDirectory(atPath: path("directory.db"), withIntermediateDirectories: false)
         for opener in Opener.allCases {

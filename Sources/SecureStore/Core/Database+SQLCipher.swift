@@ -196,6 +196,35 @@ extension Database {
                             message: "\(path) holds \(size) bytes, less than a database page: it is not a database")
     }
 
+    /// After an open that failed, once its connection is closed: removes
+    /// the `-wal` and `-shm` files that the older-format probes created
+    /// (see `verifyReadableDetectingFormat`). SQLite deletes them itself
+    /// only at the close of a connection that holds the write lock, which a
+    /// read-only connection cannot take; and it takes an empty `-wal` for
+    /// no WAL, so no later connection deletes them either.
+    ///
+    /// They are removed as SQLite removes a WAL: under an exclusive lock on
+    /// the database, taken through SQLite's own file layer (which knows the
+    /// other connections of this process), and only while the `-wal` holds
+    /// nothing. A connection that uses the file in WAL mode holds a shared
+    /// lock all along: while one does, in any process, nothing is removed.
+    func removeFilesOfFailedProbes() {
+        defer { filesOfFailedProbes = [] }
+        let walIsEmpty = { (PrivateFile.size(of: self.path + "-wal") ?? 0) == 0 }
+        guard filesOfFailedProbes.contains(where: { FileManager.default.fileExists(atPath: $0) }), walIsEmpty() else { return }
+        var handle: OpaquePointer?
+        defer { sqlite3_close_v2(handle) }
+        var file: UnsafeMutablePointer<sqlite3_file>?
+        guard sqlite3_open_v2(path, &handle, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nil) == SQLITE_OK,
+              sqlite3_file_control(handle, "main", SQLITE_FCNTL_FILE_POINTER, &file) == SQLITE_OK,
+              let file, let methods = file.pointee.pMethods,
+              methods.pointee.xLock(file, SQLITE_LOCK_SHARED) == SQLITE_OK
+        else { return }
+        defer { _ = methods.pointee.xUnlock(file, SQLITE_LOCK_NONE) }
+        guard methods.pointee.xLock(file, SQLITE_LOCK_EXCLUSIVE) == SQLITE_OK, walIsEmpty() else { return }
+        for probeFile in filesOfFailedProbes { unlink(probeFile) }
+    }
+
     /// SQLCipher chooses a new file's random salt when it writes the first
     /// page. A connection keyed while the file is still empty picks a salt
     /// of its own, and cannot read the file once another connection has

@@ -46,6 +46,9 @@ public final class Database {
     /// The KDF of the key the pool derived for this connection, until
     /// `prepareDatabase` has run.
     var derivedKeyParameters: KeyDerivation.Parameters?
+    /// The `-wal` and `-shm` files absent before the key check, when the
+    /// key did not open the file (`removeFilesOfFailedProbes`).
+    var filesOfFailedProbes: [String] = []
     /// The file format (a `cipher_compatibility` level) that keying applies
     /// over the configuration's settings: set while the open tries older
     /// formats, and in a pool's readers once the writer found one.
@@ -98,6 +101,7 @@ public final class Database {
             try setUp(checksKey: checksKey)
         } catch {
             closeConnection()
+            removeFilesOfFailedProbes()
             throw error
         }
     }

@@ -48,9 +48,16 @@ extension Database {
     /// until one reads. A pool's readers start with the format its writer
     /// found.
     func verifyReadableDetectingFormat() throws {
+        // SQLCipher 1's format has no HMAC: with a wrong key, page 1
+        // decrypts to noise, and SQLite follows the WAL flag of that noise
+        // (1 time in 256), creating `-wal` and `-shm` files. Those absent
+        // now are removed if the open fails (`removeFilesOfFailedProbes`).
+        let absentFiles = isKeyed && !path.isEmpty && path != ":memory:"
+            ? [path + "-wal", path + "-shm"].filter { PrivateFile.size(of: $0) == nil } : []
         do {
             try verifyReadable()
         } catch let error as DatabaseError where error.resultCode == .SQLITE_NOTADB {
+            filesOfFailedProbes = absentFiles
             guard try mayDetectCipherFormat() else { throw error }
             for format in SQLCipherLibrary.line.olderFormats {
                 cipherFormatOverride = format
@@ -59,6 +66,7 @@ extension Database {
                 do {
                     try verifyReadable()
                     configuration.keyCache?.remember(format: format)
+                    filesOfFailedProbes = []
                     return
                 } catch let retry as DatabaseError where retry.resultCode == .SQLITE_NOTADB {
                     continue
