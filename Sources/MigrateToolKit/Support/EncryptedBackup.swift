@@ -17,7 +17,7 @@ enum EncryptedBackup {
                 try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)")
             }
             try db.inTransaction(.immediate) {
-                try FileCopy.copy(path, to: backupPath)
+                try FileCopy.copy(from: db, to: backupPath)
                 return .commit
             }
         }

@@ -6,9 +6,20 @@ enum FileCopy {
     /// The copy is written as `<target>.partial` and renamed when whole:
     /// a killed run never leaves a file that looks like a finished backup.
     static func copy(_ source: String, to target: String) throws {
+        try copy(to: target) { partial in try PrivateFile.copy(source, to: partial) }
+    }
+
+    /// Copies the database file of `db` through SQLite's file layer, so
+    /// that the connection keeps its locks (a descriptor of our own would
+    /// drop them as it closes).
+    static func copy(from db: Database, to target: String) throws {
+        try copy(to: target) { partial in try db.copyMainFile(to: partial) }
+    }
+
+    private static func copy(to target: String, writing write: (_ partial: String) throws -> Void) throws {
         let partial = target + partialSuffix
         do {
-            try PrivateFile.copy(source, to: partial)
+            try write(partial)
             try PrivateFile.renameAtomically(partial, to: target)
         } catch {
             unlink(partial)

@@ -36,7 +36,8 @@ extension Database {
         let settings = keyingSettings
         let parameters = cache.keyDerivation(configured: SQLCipherLibrary.line.keyDerivation(for: settings))
         lastPassphrase = passphrase
-        if var keyAndSalt = cache.keyAndSalt(passphrase: passphrase, path: path, parameters: parameters, settings: settings) {
+        if var keyAndSalt = cache.keyAndSalt(passphrase: passphrase, fileSalt: { fileSalt }, parameters: parameters,
+                                             settings: settings) {
             defer { keyAndSalt.resetBytes(in: 0..<keyAndSalt.count) }
             var text = try Database.rawKeyText(keyAndSalt)
             defer { text.resetBytes(in: 0..<text.count) }
@@ -196,35 +197,6 @@ extension Database {
                             message: "\(path) holds \(size) bytes, less than a database page: it is not a database")
     }
 
-    /// After an open that failed, once its connection is closed: removes
-    /// the `-wal` and `-shm` files that the older-format probes created
-    /// (see `verifyReadableDetectingFormat`). SQLite deletes them itself
-    /// only at the close of a connection that holds the write lock, which a
-    /// read-only connection cannot take; and it takes an empty `-wal` for
-    /// no WAL, so no later connection deletes them either.
-    ///
-    /// They are removed as SQLite removes a WAL: under an exclusive lock on
-    /// the database, taken through SQLite's own file layer (which knows the
-    /// other connections of this process), and only while the `-wal` holds
-    /// nothing. A connection that uses the file in WAL mode holds a shared
-    /// lock all along: while one does, in any process, nothing is removed.
-    func removeFilesOfFailedProbes() {
-        defer { filesOfFailedProbes = [] }
-        let walIsEmpty = { (PrivateFile.size(of: self.path + "-wal") ?? 0) == 0 }
-        guard filesOfFailedProbes.contains(where: { FileManager.default.fileExists(atPath: $0) }), walIsEmpty() else { return }
-        var handle: OpaquePointer?
-        defer { sqlite3_close_v2(handle) }
-        var file: UnsafeMutablePointer<sqlite3_file>?
-        guard sqlite3_open_v2(path, &handle, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nil) == SQLITE_OK,
-              sqlite3_file_control(handle, "main", SQLITE_FCNTL_FILE_POINTER, &file) == SQLITE_OK,
-              let file, let methods = file.pointee.pMethods,
-              methods.pointee.xLock(file, SQLITE_LOCK_SHARED) == SQLITE_OK
-        else { return }
-        defer { _ = methods.pointee.xUnlock(file, SQLITE_LOCK_NONE) }
-        guard methods.pointee.xLock(file, SQLITE_LOCK_EXCLUSIVE) == SQLITE_OK, walIsEmpty() else { return }
-        for probeFile in filesOfFailedProbes { unlink(probeFile) }
-    }
-
     /// SQLCipher chooses a new file's random salt when it writes the first
     /// page. A connection keyed while the file is still empty picks a salt
     /// of its own, and cannot read the file once another connection has
@@ -238,21 +210,4 @@ extension Database {
 
     /// SQLite's text for `SQLITE_NOTADB`.
     static let notADatabaseText = ResultCode.SQLITE_NOTADB.errorString ?? "file is encrypted or is not a database"
-
-    /// True if the file is an unencrypted SQLite database: it starts with
-    /// "SQLite format 3\0" and reserves no room per page for SQLCipher's
-    /// IV and HMAC.
-    ///
-    /// An encrypted file usually starts with its random salt. One made with
-    /// `cipher_plaintext_header_size` (iOS app groups) starts with the magic
-    /// too, but its header's reserved-bytes field (byte 20) holds the 16 to
-    /// 80 bytes SQLCipher keeps at the end of every page: this returns false
-    /// for it.
-    public static func hasPlaintextHeader(path: String) -> Bool {
-        guard let handle = FileHandle(forReadingAtPath: path) else { return false }
-        defer { try? handle.close() }
-        let header = (try? handle.read(upToCount: 21)) ?? Data()
-        guard header.count == 21, header.prefix(16) == Data("SQLite format 3\0".utf8) else { return false }
-        return header[header.startIndex + 20] < 16
-    }
 }

@@ -79,7 +79,7 @@ extension Database {
 
     private func mayDetectCipherFormat() throws -> Bool {
         guard isKeyed, cipherFormatOverride == nil, configuration.cipherSettings.isEmpty,
-              !path.isEmpty, path != ":memory:", !Database.hasPlaintextHeader(path: path),
+              !path.isEmpty, path != ":memory:", !fileHasPlaintextHeader,
               let settings = try? cipherSettings
         else { return false }
         let defaults = SQLCipherLibrary.line.defaults
@@ -98,7 +98,7 @@ extension Database {
     func unreadableFileError() -> DatabaseError {
         let line = SQLCipherLibrary.line
         let advice: String
-        if Database.hasPlaintextHeader(path: path) {
+        if fileHasPlaintextHeader {
             advice = isKeyed
                 ? "file is not encrypted: \(path) is a plaintext SQLite database, and a key was given. Encrypt it first (migrate-tool encrypt), or open it without a key"
                 : "\(path) has a plaintext header but cannot be read"

@@ -96,15 +96,15 @@ final class DerivedKeyCache: @unchecked Sendable {
     /// when the salt is unknown: a new file (no salt yet), a plaintext one,
     /// or a file with a plaintext header whose salt the settings do not
     /// give. SQLCipher then derives the key itself.
-    func keyAndSalt(passphrase: Data, path: String, parameters: KeyDerivation.Parameters,
+    func keyAndSalt(passphrase: Data, fileSalt: () -> Data?, parameters: KeyDerivation.Parameters,
                     settings: CipherSettings) -> Data? {
         lock.withLock {
             let effective = replacements.last { $0.old == passphrase }?.new ?? passphrase
             if let entry = entries.first(where: { $0.passphrase == effective && $0.parameters == parameters }) {
                 return entry.keyAndSalt
             }
-            let fileSalt = (settings.plaintextHeaderSize ?? 0) > 0 ? nil : Self.salt(path: path)
-            guard let salt = settings.salt ?? fileSalt,
+            let salt = settings.salt ?? ((settings.plaintextHeaderSize ?? 0) > 0 ? nil : fileSalt())
+            guard let salt,
                   let key = KeyDerivation.sqlcipherKey(passphrase: effective, salt: salt, parameters: parameters)
             else { return nil }
             derivations += 1
@@ -125,15 +125,5 @@ final class DerivedKeyCache: @unchecked Sendable {
     /// The passphrase a connection should really use.
     func effectivePassphrase(_ passphrase: Data) -> Data {
         lock.withLock { replacements.last { $0.old == passphrase }?.new ?? passphrase }
-    }
-
-    /// The first 16 bytes of an encrypted file: SQLCipher's salt.
-    private static func salt(path: String) -> Data? {
-        guard path != ":memory:", !path.isEmpty, let handle = FileHandle(forReadingAtPath: path) else { return nil }
-        defer { try? handle.close() }
-        guard let salt = try? handle.read(upToCount: 16), salt.count == 16,
-              salt != Data("SQLite format 3\0".utf8)
-        else { return nil }
-        return salt
     }
 }

@@ -78,16 +78,30 @@ package enum PrivateFile {
 
     /// Copies `source` into a new private file (`O_EXCL`, 0600), then
     /// fsyncs it. A failed copy removes what it wrote.
+    ///
+    /// The source is read through a descriptor of its own, whose close
+    /// drops every POSIX lock this process holds on the file: never use it
+    /// for a database that a connection of this process has open (see
+    /// `Database.copyMainFile(to:)`).
     package static func copy(_ source: String, to target: String) throws {
         guard let input = FileHandle(forReadingAtPath: source) else {
             throw error(errno == 0 ? EACCES : errno, "cannot read \(source)")
         }
         defer { try? input.close() }
+        try write(to: target) { _ in try input.read(upToCount: 1 << 20) ?? Data() }
+    }
+
+    /// Writes the chunks `nextChunk` returns (given the offset, an empty
+    /// chunk at the end) into a new private file (`O_EXCL`, 0600), then
+    /// fsyncs it. A failure removes what was written.
+    package static func write(to target: String, chunks nextChunk: (_ offset: Int64) throws -> Data) throws {
         let descriptor = try create(target)
         let output = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
         do {
-            while let chunk = try input.read(upToCount: 1 << 20), !chunk.isEmpty {
+            var offset: Int64 = 0
+            while case let chunk = try nextChunk(offset), !chunk.isEmpty {
                 try write(chunk, to: descriptor, path: target)
+                offset += Int64(chunk.count)
             }
             guard Glibc.fsync(descriptor) == 0 else { throw error(errno, "cannot sync \(target)") }
             try output.close()
