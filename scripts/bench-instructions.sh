@@ -26,11 +26,13 @@
 # Fails (exit 1) when a SecureStore case grows more than 3% over its
 # baseline in Ir, Ge, locks or allocs (plus 0.05 per unit, so that a count
 # near zero may wobble by a fraction, never by a whole lock or allocation
-# per row), or more than 50% (plus 1 per unit) in D1 or LL: the simulated
-# cache sees the layout of code and heap, which an unrelated change moves
-# (W1 Codable record: 12.7 to 23.4 D1 misses per row over five builds of
-# nearly the same code; each build repeats its own figure exactly), so
-# cache events catch gross regressions only, such as 467c1f5's (+264%).
+# per row), or more than 15% (plus 0.5 per unit) in D1 or LL. The first-
+# level cache is simulated fully associative (32 KB, 512 ways): its misses
+# are those of the working set (capacity and first touch), not the conflict
+# misses that depend on where the linker and the allocator put things. With
+# 8 ways, an unrelated rebuild moved W1 Codable record from 12.7 to 36.5
+# D1 misses per row; fully associative, two builds at different paths
+# gave 5.35 and 5.39.
 # Improving a case: update the baseline in the same commit, with the
 # figures in the commit message.
 set -euo pipefail
@@ -118,7 +120,7 @@ measure() {
     for rounds in 1 3; do
         valgrind --tool=callgrind --callgrind-out-file="$work/out.$rounds" \
             --cache-sim=yes --collect-bus=yes \
-            --I1=32768,8,64 --D1=32768,8,64 --LL=8388608,16,64 \
+            --I1=32768,8,64 --D1=32768,512,64 --LL=8388608,16,64 \
             "$binary" --only "$key" --rows "$rows" --authors "$authors" --transactions "$transactions" \
             --rounds "$rounds" </dev/null >"$work/stdout" 2>"$work/stderr" || {
             echo "error: $key failed under valgrind:" >&2; tail -20 "$work/stderr" >&2; exit 1
@@ -163,7 +165,7 @@ if [ ! -f "$baseline" ]; then
     exit 1
 fi
 echo
-echo "Against $baseline (a SecureStore case fails above baseline x 1.03 + 0.05 in Ir, Ge, locks, allocs; x 1.5 + 1 in D1, LL):"
+echo "Against $baseline (a SecureStore case fails above baseline x 1.03 + 0.05 in Ir, Ge, locks, allocs; x 1.15 + 0.5 in D1, LL):"
 awk -F'\t' -v tolerance="$tolerance" '
     FNR == 1 { for (i = 3; i <= NF; i++) event[i] = $i; next }
     FILENAME == ARGV[1] { for (i = 3; i <= NF; i++) old[$1, i] = $i; known[$1] = 1; next }
@@ -172,7 +174,7 @@ awk -F'\t' -v tolerance="$tolerance" '
         verdict = ""
         for (i = 3; i <= NF; i++) {
             cache = event[i] == "D1" || event[i] == "LL"
-            limit = cache ? old[$1, i] * 1.5 + 1 : old[$1, i] * (1 + tolerance) + 0.05
+            limit = cache ? old[$1, i] * 1.15 + 0.5 : old[$1, i] * (1 + tolerance) + 0.05
             change = old[$1, i] > 0 ? sprintf("%+.1f%%", ($i / old[$1, i] - 1) * 100) : sprintf("%+.2f", $i - old[$1, i])
             if ($1 !~ /\|raw C$/ && $i > limit) { verdict = verdict " " event[i] " " old[$1, i] " -> " $i " (" change ")"; failed++ }
             if (i == 3) ir_change = change

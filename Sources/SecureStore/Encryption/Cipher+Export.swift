@@ -38,11 +38,13 @@ extension Cipher {
         var sourceConfig = sourceKey?.configuration() ?? Configuration()
         sourceConfig.busyMode = .timeout(10)
         let db = try openSource?() ?? Database(path: source, configuration: sourceConfig)
-        let expected = try summary(db)
         let journalMode: String? = try String.fetchOne(db, sql: "PRAGMA journal_mode")
         let wasWAL: Bool = journalMode == "wal"
         let totalBytes = max(1, Int64(try Int.fetchOne(db, sql: "PRAGMA page_count") ?? 1)
                              * Int64(try Int.fetchOne(db, sql: "PRAGMA page_size") ?? 1024))
+        // The pages the row counts decrypt stay for the export to copy.
+        try setCacheSize(of: db, forFileOf: totalBytes)
+        let expected = try summary(db)
         let watcher = progress.map { FileGrowthWatcher(path: temporary, totalBytes: totalBytes, report: $0) }
         defer { watcher?.stop() }
 
@@ -54,12 +56,29 @@ extension Cipher {
         let targetPragmas = try newKey.map { try line.pragmas(for: $0.settings, schema: target) } ?? []
         var keyText = try newKey?.attachKeyText().withData { Data($0) } ?? Data()
         defer { keyText.resetBytes(in: 0..<keyText.count) }
+        // The copy is opened for its verification while the export writes
+        // it (see `BackgroundOpen`); a WAL source's copy is put in WAL mode
+        // by that connection, so it reads and writes.
+        var verificationConfig = wasWAL ? newKey?.configuration() ?? Configuration() : readonlyConfiguration(newKey)
+        verificationConfig.busyMode = .timeout(10)
+        var verification: BackgroundOpen?
+        defer { verification?.discard() }
         try db.execute(sql: "ATTACH DATABASE ? AS \(target) KEY ?", arguments: [temporary, keyText])
         do {
             for pragma in targetPragmas { try db.execute(sql: pragma) }
-            _ = try DatabaseValue.fetchOne(db, sql: "SELECT sqlcipher_export('\(target)')")
-            // sqlcipher_export does not copy the header's user_version.
+            // The copy is fsynced once, whole, before it is used: a crash
+            // before leaves a temporary file that the next run removes.
+            try db.execute(sql: "PRAGMA \(target).synchronous = OFF")
+            // Held in memory until the commit, the copy needs no exclusive
+            // lock before: the verification's connection reads its header
+            // meanwhile.
+            try setCacheSize(of: db, schema: target, forFileOf: totalBytes)
+            // The header first (sqlcipher_export does not copy the
+            // user_version): with its salt on disk, the verification's
+            // connection derives its key while the export runs.
             try db.execute(sql: "PRAGMA \(target).user_version = \(expected.userVersion)")
+            verification = BackgroundOpen(path: temporary, configuration: verificationConfig)
+            _ = try DatabaseValue.fetchOne(db, sql: "SELECT sqlcipher_export('\(target)')")
             try db.execute(sql: "DETACH DATABASE \(target)")
         } catch {
             try? db.execute(sql: "DETACH DATABASE \(target)")
@@ -68,13 +87,15 @@ extension Cipher {
         try db.close()
         try PrivateFile.fsync(temporary)
 
-        var actual = try verify(temporary, key: newKey, expected: expected, source: source)
+        let copy = try verification!.database()
+        defer { try? copy.close() }
+        try setCacheSize(of: copy, forFileOf: totalBytes)
+        var actual = try verify(copy, expected: expected, source: source)
         actual.cipherSettings = newKey?.settings
         if wasWAL {
-            let reopened = try Database(path: temporary, configuration: newKey?.configuration() ?? Configuration())
-            try reopened.execute(sql: "PRAGMA journal_mode = WAL")
-            try reopened.close()
+            try copy.execute(sql: "PRAGMA journal_mode = WAL")
         }
+        try copy.close()
         if let replacedOwnership {
             try PrivateFile.apply(replacedOwnership, to: temporary)
         } else if outputMode != PrivateFile.privateMode {
@@ -120,10 +141,8 @@ extension Cipher {
             """)
     }
 
-    /// Opens the new file with its key and compares it with the source.
-    private static func verify(_ path: String, key: CipherKey?, expected: ExportSummary, source: String) throws -> ExportSummary {
-        let copy = try Database(path: path, configuration: readonlyConfiguration(key))
-        defer { try? copy.close() }
+    /// Compares the new file, read through `copy`, with the source.
+    private static func verify(_ copy: Database, expected: ExportSummary, source: String) throws -> ExportSummary {
         let actual = try summary(copy)
         guard actual == expected else {
             throw DatabaseError(resultCode: .SQLITE_CORRUPT,
@@ -134,6 +153,15 @@ extension Cipher {
                                 message: "the exported copy of \(source) fails its integrity check; nothing was replaced")
         }
         return actual
+    }
+
+    /// A page cache that holds the whole file, up to 64 MiB, so that a
+    /// file read twice (row counts, then the export or the integrity
+    /// check) is decrypted once.
+    private static func setCacheSize(of db: Database, schema: String = "main", forFileOf bytes: Int64) throws {
+        // Each cached page costs its bytes and about a quarter more.
+        let kibibytes = min(64 * 1024, bytes / 1024 * 5 / 4 + 256)
+        try db.execute(sql: "PRAGMA \(schema).cache_size = -\(kibibytes)")
     }
 
     /// integrity_check's messages, one per line (SQLite 3.15 may return
