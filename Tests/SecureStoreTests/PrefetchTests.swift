@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import SecureStore
 import XCTest
 
@@ -85,6 +86,38 @@ final class PrefetchTests: SecureStoreTestCase {
             try Author.including(all: Author.books).asRequest(of: AuthorBookSet.self).fetchAll(db)
         }
         XCTAssertEqual(sets.map(\.books), infos.map { Set($0.books) })
+    }
+
+    /// Authors without books, decoded on several threads at once: an empty
+    /// array of prefetched records must not be written into the empty
+    /// array's storage, one global shared by all threads (fails under
+    /// `--sanitize=thread` without the fix).
+    func testEmptyAssociationsDecodeOnManyThreadsAtOnce() throws {
+        let pool = try DatabasePool(path: path("library.db"), configuration: keyedConfiguration(passphrase: "library"))
+        try pool.write { db in
+            try db.execute(sql: """
+                CREATE TABLE author (id INTEGER PRIMARY KEY, name TEXT NOT NULL);
+                CREATE TABLE book (id INTEGER PRIMARY KEY, authorId INTEGER NOT NULL REFERENCES author(id),
+                                   authorName TEXT NOT NULL, title TEXT NOT NULL);
+                """)
+            for id in 1...20 { try Author(id: Int64(id), name: "Author \(id)").insert(db) }
+        }
+        let booksFound = Mutex(0), errors = Mutex(0)
+        DispatchQueue.concurrentPerform(iterations: 4) { _ in
+            for _ in 0..<25 {
+                do {
+                    let infos = try pool.read { db in
+                        try Author.including(all: Author.books).asRequest(of: AuthorInfo.self).fetchAll(db)
+                    }
+                    booksFound.withLock { $0 += infos.reduce(0) { $0 + $1.books.count } }
+                } catch {
+                    errors.withLock { $0 += 1 }
+                }
+            }
+        }
+        XCTAssertEqual(errors.withLock { $0 }, 0)
+        XCTAssertEqual(booksFound.withLock { $0 }, 0)
+        try pool.close()
     }
 
     func testBeyond999TextKeysAreQuotedBySQLite() throws {

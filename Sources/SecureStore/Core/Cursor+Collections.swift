@@ -27,6 +27,13 @@ extension Array {
             count += 1
         }
         let moved = count
+        guard moved > 0 else {
+            // The empty array's storage is one global, shared by every
+            // thread: initializing it writes its count (0), which races
+            // with every other thread that does the same (ThreadSanitizer).
+            self.init()
+            return
+        }
         self.init(unsafeUninitializedCapacity: moved) { buffer, initializedCount in
             if let target = buffer.baseAddress { target.moveInitialize(from: base, count: moved) }
             initializedCount = moved

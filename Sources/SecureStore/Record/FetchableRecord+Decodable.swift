@@ -225,7 +225,12 @@ extension Array: PrefetchedRecordCollection where Element: FetchableRecord {
     init(prefetchedRows rows: PrefetchedRows) throws {
         // Not specialized (the element type is only known at run time):
         // initializing memory costs no lookup of the array's metadata per
-        // record, as `append` would.
+        // record, as `append` would. Never with no rows: that would write
+        // into the empty array's storage, one global shared by all threads.
+        guard rows.count > 0 else {
+            self = []
+            return
+        }
         self = try Array(unsafeUninitializedCapacity: rows.count) { buffer, initializedCount in
             try rows.forEach { row in
                 (buffer.baseAddress! + initializedCount).initialize(to: try Element(row: row))
