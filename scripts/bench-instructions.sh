@@ -26,7 +26,9 @@
 # Fails (exit 1) when a SecureStore case grows more than 3% over its
 # baseline in Ir, Ge, locks or allocs (plus 0.05 per unit, so that a count
 # near zero may wobble by a fraction, never by a whole lock or allocation
-# per row), or more than 15% (plus 0.5 per unit) in D1 or LL. The first-
+# per row), more than 15% (plus 0.5 per unit) in D1, or more than 50%
+# (plus 1 per unit) in LL: a few last-level misses per unit, which move
+# with thread interleaving in W6 (lockstep: 2.39 to 3.40 per commit). The first-
 # level cache is simulated fully associative (32 KB, 512 ways): its misses
 # are those of the working set (capacity and first touch), not the conflict
 # misses that depend on where the linker and the allocator put things. With
@@ -165,7 +167,7 @@ if [ ! -f "$baseline" ]; then
     exit 1
 fi
 echo
-echo "Against $baseline (a SecureStore case fails above baseline x 1.03 + 0.05 in Ir, Ge, locks, allocs; x 1.15 + 0.5 in D1, LL):"
+echo "Against $baseline (a SecureStore case fails above baseline x 1.03 + 0.05 in Ir, Ge, locks, allocs; x 1.15 + 0.5 in D1; x 1.5 + 1 in LL):"
 awk -F'\t' -v tolerance="$tolerance" '
     FNR == 1 { for (i = 3; i <= NF; i++) event[i] = $i; next }
     FILENAME == ARGV[1] { for (i = 3; i <= NF; i++) old[$1, i] = $i; known[$1] = 1; next }
@@ -173,8 +175,8 @@ awk -F'\t' -v tolerance="$tolerance" '
         if (!($1 in known)) { printf "%-48s no baseline\n", $1; missing++; next }
         verdict = ""
         for (i = 3; i <= NF; i++) {
-            cache = event[i] == "D1" || event[i] == "LL"
-            limit = cache ? old[$1, i] * 1.15 + 0.5 : old[$1, i] * (1 + tolerance) + 0.05
+            d1 = event[i] == "D1"; ll = event[i] == "LL"
+            limit = d1 ? old[$1, i] * 1.15 + 0.5 : ll ? old[$1, i] * 1.5 + 1 : old[$1, i] * (1 + tolerance) + 0.05
             change = old[$1, i] > 0 ? sprintf("%+.1f%%", ($i / old[$1, i] - 1) * 100) : sprintf("%+.2f", $i - old[$1, i])
             if ($1 !~ /\|raw C$/ && $i > limit) { verdict = verdict " " event[i] " " old[$1, i] " -> " $i " (" change ")"; failed++ }
             if (i == 3) ir_change = change
