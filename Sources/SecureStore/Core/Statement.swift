@@ -306,22 +306,25 @@ public final class Statement {
         }
         let count = parameterCount
         if named.isEmpty, positional.count >= count {
-            // The hot path: positional values only.
-            var bytes = 0
-            for value in positional.prefix(count) { bytes += Statement.byteCount(value) }
-            reserveArgumentBytes(bytes)
-            var position = positional.startIndex
-            for index in 0..<count {
-                let code = bind(positional[position], at: CInt(index + 1))
-                position += 1
-                if code != SQLITE_OK {
-                    sqlite3_clear_bindings(sqliteStatement)
-                    throw DatabaseError(connection: sqlite3_db_handle(sqliteStatement), code: code,
-                                        sql: sql, arguments: arguments,
-                                        publicStatementArguments: publicStatementArguments)
+            // The hot path: positional values only, read in place (a copy
+            // of each value would retain and release its string or blob).
+            let code = positional.withUnsafeBufferPointer { values in
+                var bytes = 0
+                for index in 0..<count { bytes += Statement.byteCount(values[index]) }
+                reserveArgumentBytes(bytes)
+                for index in 0..<count {
+                    let code = bind(values[index], at: CInt(index + 1))
+                    if code != SQLITE_OK { return code }
                 }
+                return SQLITE_OK
             }
-            positional = positional[position...]
+            if code != SQLITE_OK {
+                sqlite3_clear_bindings(sqliteStatement)
+                throw DatabaseError(connection: sqlite3_db_handle(sqliteStatement), code: code,
+                                    sql: sql, arguments: arguments,
+                                    publicStatementArguments: publicStatementArguments)
+            }
+            positional = positional.dropFirst(count)
             boundArguments = arguments
             return
         }
@@ -367,10 +370,12 @@ public final class Statement {
             return sqlite3_bind_int64(sqliteStatement, index, int)
         case .double(let double):
             return sqlite3_bind_double(sqliteStatement, index, double)
-        case .string(var string):
+        case .string(let string):
             // The copy is never a nil pointer (which would bind NULL), even
-            // for an empty string.
-            let copy = string.withUTF8 { copyArgumentBytes(UnsafeRawBufferPointer($0)) }
+            // for an empty string. A native string is read in place; only
+            // another (a bridged one) needs a contiguous copy first.
+            let copy = string.utf8.withContiguousStorageIfAvailable { copyArgumentBytes(UnsafeRawBufferPointer($0)) }
+                ?? { var contiguous = string; return contiguous.withUTF8 { copyArgumentBytes(UnsafeRawBufferPointer($0)) } }()
             let count = CInt(string.utf8.count)
             return sqlite3_bind_text(sqliteStatement, index, copy.assumingMemoryBound(to: CChar.self), count, nil)  // nil: SQLITE_STATIC
         case .blob(let data):

@@ -1,11 +1,18 @@
 import Foundation
 import GRDB
+#if canImport(SQLCipher)
+import SQLCipher
+#else
 import GRDBSQLite
+#endif
 
-// grdb-comparison [--rows N] [--authors N] [--transactions N] [--rounds R]
+// grdb-comparison [--rows N] [--authors N] [--transactions N] [--rounds R] [--only TEXT]...
 //
-// W1 (insert), W2 (fetch), W5 (associations) and W6 (observed commits) of BENCHMARKS.md with GRDB 7.10.0 on the
-// system SQLite, plaintext only, beside the raw-C floor on that SQLite.
+// W1 (insert), W2 (fetch), W5 (associations) and W6 (observed commits) of
+// BENCHMARKS.md with GRDB 7.10.0, beside the raw-C floor on the same SQLite:
+// the system SQLite, plaintext, or (built with GRDB_SQLCIPHER_PACKAGE, see
+// Package.swift) SQLCipher, encrypted with the passphrase securestore-benchmark
+// uses, and plaintext.
 // Lines starting with "RESULT\t" are for scripts/bench.sh.
 
 extension Item: FetchableRecord, PersistableRecord {}
@@ -14,6 +21,7 @@ var rows = 100_000
 var authors = 10_000
 var transactions = 10_000
 var rounds = 7
+var only: [String] = []
 var arguments = CommandLine.arguments.dropFirst().makeIterator()
 while let argument = arguments.next() {
     switch argument {
@@ -21,9 +29,9 @@ while let argument = arguments.next() {
     case "--authors": authors = Int(arguments.next() ?? "") ?? authors
     case "--transactions": transactions = Int(arguments.next() ?? "") ?? transactions
     case "--rounds": rounds = Int(arguments.next() ?? "") ?? rounds
-    case "--only": _ = arguments.next()   // securestore-benchmark's filter; GRDB runs every case
+    case "--only": only.append(arguments.next() ?? "")   // as securestore-benchmark: part of "workload|mode|variant"
     default:
-        FileHandle.standardError.write(Data("usage: grdb-comparison [--rows N] [--authors N] [--transactions N] [--rounds R]\n".utf8))
+        FileHandle.standardError.write(Data("usage: grdb-comparison [--rows N] [--authors N] [--transactions N] [--rounds R] [--only TEXT]...\n".utf8))
         exit(64)
     }
 }
@@ -31,97 +39,144 @@ while let argument = arguments.next() {
 let scratch = try makeScratchDirectory()
 defer { try? FileManager.default.removeItem(at: scratch) }
 let items = makeItems(count: rows)
-let insertFile = scratch.appendingPathComponent("w1.db").path
-let fetchFile = scratch.appendingPathComponent("w2.db").path
-removeDatabase(fetchFile)
-do {
-    let raw = try RawConnection(path: fetchFile, key: nil)
-    try raw.execute(createTable)
-    try raw.insert(items)
-}
 
-func emptyFile() throws {
-    removeDatabase(insertFile)
-    try RawConnection(path: insertFile, key: nil).execute(createTable)
-}
-func check(_ count: Int) throws {
-    guard count == items.count else { throw RawError(description: "W1 inserted \(count) rows") }
-}
-func check(_ fetched: [Item]) throws {
-    guard fetched == items else { throw RawError(description: "W2 fetched different rows") }
-}
+#if canImport(SQLCipher)
+/// securestore-benchmark's passphrase, so that both libraries pay the same key derivation.
+let modes: [(name: String, key: String?)] = [("encrypted", "benchmark passphrase"), ("plaintext", nil)]
+let library = "GRDB on SQLCipher \(try DatabaseQueue().read { try String.fetchOne($0, sql: "PRAGMA cipher_version") } ?? "?")"
+/// The first field of RESULT lines.
+let resultName = "grdb-sqlcipher"
+#else
+let modes: [(name: String, key: String?)] = [("plaintext", nil)]
+let library = "GRDB"
+let resultName = "grdb"
+#endif
 
-let cases = try [
-    Case(workload: "W1 insert", mode: "plaintext", variant: "raw C", floor: "raw C") {
-        try emptyFile()
-        let connection = try RawConnection(path: insertFile, key: nil)
-        let time = try seconds { try connection.insert(items) }
-        try check(Int(connection.scalar("SELECT count(*) FROM item")))
-        return time
-    },
-    Case(workload: "W1 insert", mode: "plaintext", variant: "statement", floor: "raw C") {
-        try emptyFile()
-        let dbQueue = try DatabaseQueue(path: insertFile)
-        let time = try seconds {
-            try dbQueue.write { db in
-                let statement = try db.makeStatement(sql: "INSERT INTO item (id, a, b, c) VALUES (?, ?, ?, ?)")
-                for item in items {
-                    try statement.execute(arguments: [item.id, item.a, item.b, item.c])
+/// W1 and W2 in one mode, as securestore-benchmark measures them.
+func rowCases(mode: String, key: String?) throws -> [Case] {
+    let insertFile = scratch.appendingPathComponent("w1-\(mode).db").path
+    let fetchFile = scratch.appendingPathComponent("w2-\(mode).db").path
+    removeDatabase(fetchFile)
+    do {
+        let raw = try RawConnection(path: fetchFile, key: key)
+        try raw.execute(createTable)
+        try raw.insert(items)
+    }
+    let configuration = makeConfiguration(key: key)
+    func emptyFile() throws {
+        removeDatabase(insertFile)
+        try RawConnection(path: insertFile, key: key).execute(createTable)
+    }
+    func check(_ count: Int) throws {
+        guard count == items.count else { throw RawError(description: "W1 inserted \(count) rows") }
+    }
+    func check(_ fetched: [Item]) throws {
+        guard fetched == items else { throw RawError(description: "W2 fetched different rows") }
+    }
+    return [
+        Case(workload: "W1 insert", mode: mode, variant: "raw C", floor: "raw C") {
+            try emptyFile()
+            let connection = try RawConnection(path: insertFile, key: key)
+            let time = try seconds { try connection.insert(items) }
+            try check(Int(connection.scalar("SELECT count(*) FROM item")))
+            return time
+        },
+        Case(workload: "W1 insert", mode: mode, variant: "statement", floor: "raw C") {
+            try emptyFile()
+            let dbQueue = try DatabaseQueue(path: insertFile, configuration: configuration)
+            let time = try seconds {
+                try dbQueue.write { db in
+                    let statement = try db.makeStatement(sql: "INSERT INTO item (id, a, b, c) VALUES (?, ?, ?, ?)")
+                    for item in items {
+                        try statement.execute(arguments: [item.id, item.a, item.b, item.c])
+                    }
                 }
             }
-        }
-        try check(dbQueue.read { try Item.fetchCount($0) })
-        return time
-    },
-    Case(workload: "W1 insert", mode: "plaintext", variant: "Codable record", floor: "raw C") {
-        try emptyFile()
-        let dbQueue = try DatabaseQueue(path: insertFile)
-        let time = try seconds {
-            try dbQueue.write { db in
-                for item in items { try item.insert(db) }
-            }
-        }
-        try check(dbQueue.read { try Item.fetchCount($0) })
-        return time
-    },
-    Case(workload: "W2 fetch", mode: "plaintext", variant: "raw C", floor: "raw C") {
-        let connection = try RawConnection(path: fetchFile, key: nil)
-        var fetched: [Item] = []
-        let time = try seconds { fetched = try connection.fetchAll() }
-        try check(fetched)
-        return time
-    },
-    Case(workload: "W2 fetch", mode: "plaintext", variant: "Row", floor: "raw C") {
-        let dbQueue = try DatabaseQueue(path: fetchFile)
-        var fetched: [Item] = []
-        let time = try seconds {
-            fetched = try dbQueue.read { db in
-                var result: [Item] = []
-                let rows = try Row.fetchCursor(db, sql: "SELECT id, a, b, c FROM item")
-                while let row = try rows.next() {
-                    result.append(Item(id: row[0], a: row[1], b: row[2], c: row[3]))
+            try check(dbQueue.read { try Item.fetchCount($0) })
+            return time
+        },
+        Case(workload: "W1 insert", mode: mode, variant: "Codable record", floor: "raw C") {
+            try emptyFile()
+            let dbQueue = try DatabaseQueue(path: insertFile, configuration: configuration)
+            let time = try seconds {
+                try dbQueue.write { db in
+                    for item in items { try item.insert(db) }
                 }
-                return result
             }
-        }
-        try check(fetched)
-        return time
-    },
-    Case(workload: "W2 fetch", mode: "plaintext", variant: "Decodable record", floor: "raw C") {
-        let dbQueue = try DatabaseQueue(path: fetchFile)
-        var fetched: [Item] = []
-        let time = try seconds { fetched = try dbQueue.read { try Item.fetchAll($0) } }
-        try check(fetched)
-        return time
-    },
-] + associationCases(library: makeLibrary(authors: authors), file: scratch.appendingPathComponent("w5.db").path,
-                     mode: "plaintext", key: nil)
-  + observationCases(count: transactions, file: scratch.appendingPathComponent("w6.db").path, mode: "plaintext", key: nil)
+            try check(dbQueue.read { try Item.fetchCount($0) })
+            return time
+        },
+        Case(workload: "W2 fetch", mode: mode, variant: "raw C", floor: "raw C") {
+            let connection = try RawConnection(path: fetchFile, key: key)
+            var fetched: [Item] = []
+            let time = try seconds { fetched = try connection.fetchAll() }
+            try check(fetched)
+            return time
+        },
+        Case(workload: "W2 fetch", mode: mode, variant: "Row", floor: "raw C") {
+            let dbQueue = try DatabaseQueue(path: fetchFile, configuration: configuration)
+            var fetched: [Item] = []
+            let time = try seconds {
+                fetched = try dbQueue.read { db in
+                    var result: [Item] = []
+                    let rows = try Row.fetchCursor(db, sql: "SELECT id, a, b, c FROM item")
+                    while let row = try rows.next() {
+                        result.append(Item(id: row[0], a: row[1], b: row[2], c: row[3]))
+                    }
+                    return result
+                }
+            }
+            try check(fetched)
+            return time
+        },
+        Case(workload: "W2 fetch", mode: mode, variant: "Decodable record", floor: "raw C") {
+            let dbQueue = try DatabaseQueue(path: fetchFile, configuration: configuration)
+            var fetched: [Item] = []
+            let time = try seconds { fetched = try dbQueue.read { try Item.fetchAll($0) } }
+            try check(fetched)
+            return time
+        },
+    ]
+}
 
-FileHandle.standardError.write(Data("GRDB on SQLite \(String(cString: sqlite3_libversion())): \(cases.count) cases, \(rows) rows, \(rounds) rounds\n".utf8))
+var cases: [Case] = []
+for (mode, key) in modes {
+    cases += try rowCases(mode: mode, key: key)
+    cases += try associationCases(library: makeLibrary(authors: authors),
+                                  file: scratch.appendingPathComponent("w5-\(mode).db").path, mode: mode, key: key)
+    cases += observationCases(count: transactions, file: scratch.appendingPathComponent("w6-\(mode).db").path,
+                              mode: mode, key: key)
+}
+
+if !only.isEmpty {
+    cases = cases.filter { item in only.contains { key(item).localizedCaseInsensitiveContains($0) } }
+}
+// A case GRDB cannot run on this SQLite is reported and left out of the
+// later rounds, not fatal to the run: on SQLite 3.15.2, whose statements
+// take 999 arguments at most, GRDB's W5 query `... WHERE authorId IN (?,
+// ?, ...)` with 10,000 ids fails with "too many SQL variables", for one.
+var failures: [String: String] = [:]
+cases = cases.map { item in
+    Case(workload: item.workload, mode: item.mode, variant: item.variant, floor: item.floor) {
+        guard failures[key(item)] == nil else { return .nan }
+        do {
+            return try item.run()
+        } catch {
+            failures[key(item)] = String(String(describing: error).prefix(120)).replacingOccurrences(of: "\n", with: " ")
+            return .nan
+        }
+    }
+}
+
+FileHandle.standardError.write(Data("\(library) on SQLite \(String(cString: sqlite3_libversion())): \(cases.count) cases, \(rows) rows, \(rounds) rounds\n".utf8))
 let samples = try runInterleaved(cases, rounds: rounds) { FileHandle.standardError.write(Data("\($0)\n".utf8)) }
 for item in cases {
+    if let failure = failures[key(item)] {
+        FileHandle.standardError.write(Data("\(key(item)) FAILED: \(failure)\n".utf8))
+        print("FAILED\t\(resultName)\t\(item.workload)\t\(item.mode)\t\(item.variant)\t\(failure)")
+        continue
+    }
     let value = median(samples[key(item)] ?? [])
     let floorValue = median(samples["\(item.workload)|\(item.mode)|\(item.floor)"] ?? [])
-    print("RESULT\tgrdb\t\(item.workload)\t\(item.mode)\t\(item.variant)\t\(value * 1000)\t\(floorValue * 1000)")
+    print("RESULT\t\(resultName)\t\(item.workload)\t\(item.mode)\t\(item.variant)\t\(value * 1000)\t\(floorValue * 1000)")
 }

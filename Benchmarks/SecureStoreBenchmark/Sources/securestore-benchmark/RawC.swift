@@ -1,12 +1,14 @@
 #if canImport(CSQLCipher)
 import CSQLCipher
+#elseif canImport(SQLCipher)
+import SQLCipher
 #else
 import GRDBSQLite
 #endif
 import Foundation
 
 // The floor: the same work through SQLite's C API (SQLCipher's here, the
-// system SQLite's in grdb-comparison, which links this file), written as a
+// system SQLite's or SQLCipher's in grdb-comparison, which links this file), written as a
 // careful C programmer would: prepared once, strings bound in place, no
 // copies beyond what the API needs.
 
@@ -26,7 +28,7 @@ final class RawConnection {
         }
         self.handle = handle
         if let key {
-            #if canImport(CSQLCipher)
+            #if canImport(CSQLCipher) || canImport(SQLCipher)
             guard sqlite3_key(handle, key, Int32(key.utf8.count)) == SQLITE_OK else { throw RawError(description: "sqlite3_key") }
             #else
             throw RawError(description: "no encryption in the system SQLite (key \(key.count) bytes)")

@@ -1,6 +1,9 @@
 #if canImport(CSQLCipher)
 import CSQLCipher
 import SecureStore
+#elseif canImport(SQLCipher)
+import GRDB
+import SQLCipher
 #else
 import GRDB
 import GRDBSQLite
@@ -119,7 +122,7 @@ extension RawConnection {
 /// How a library opens a file in `mode` (a key only where SQLCipher is linked).
 func makeConfiguration(key: String?) -> Configuration {
     var config = Configuration()
-    #if canImport(CSQLCipher)
+    #if canImport(CSQLCipher) || canImport(SQLCipher)
     if let key { config.prepareDatabase { db in try db.usePassphrase(key) } }
     #endif
     return config
@@ -183,6 +186,16 @@ final class ObservedCount: @unchecked Sendable {
 /// W6: `count` write transactions of one insert each on a pool, bare and
 /// while a `ValueObservation` of the row count is active, beside the raw-C
 /// floor. What matters is the observed/bare ratio of each library.
+///
+/// The observation counts a column, `count(value)`, not `COUNT(*)`: SQLite
+/// 3.15.2 (the SQLCipher 3 line) reports no read to the authorizer for
+/// `COUNT(*)`, and GRDB 7.10 built on it never sees a change to such an
+/// observation (SecureStore asks the statement's program which tables it
+/// opens). Both libraries must observe the same read to be compared.
+/// GRDB's `tracking` fetches each value on the writer, after the commit;
+/// SecureStore's on a reader, without holding the writer. Each pool is
+/// closed before the next case removes its file: a file must not be
+/// unlinked while a connection still has it open (SQLite's "How To Corrupt").
 func observationCases(count: Int, file: String, mode: String, key: String?) -> [Case] {
     let createEvents = "CREATE TABLE event (id INTEGER PRIMARY KEY, value INTEGER NOT NULL)"
     func emptyFile() throws {
@@ -207,17 +220,21 @@ func observationCases(count: Int, file: String, mode: String, key: String?) -> [
         let dbPool = try DatabasePool(path: file, configuration: makeConfiguration(key: key))
         let observed = ObservedCount()
         let cancellable = ValueObservation
-            .tracking { db in try Table("event").fetchCount(db) }
+            .tracking { db in try Int.fetchOne(db, sql: "SELECT count(value) FROM event") ?? 0 }
             .start(in: dbPool, scheduling: .async(onQueue: queue), onError: observed.fail, onChange: observed.set)
-        defer { cancellable.cancel() }
-        try observed.wait(for: 0)
-        let time = try seconds {
-            for value in 0..<count {
-                try dbPool.write { db in try db.execute(sql: "INSERT INTO event (value) VALUES (?)", arguments: [value]) }
-                if lockstep { try observed.wait(for: value + 1) }
+        let time: Double
+        do {
+            defer { cancellable.cancel() }
+            try observed.wait(for: 0)
+            time = try seconds {
+                for value in 0..<count {
+                    try dbPool.write { db in try db.execute(sql: "INSERT INTO event (value) VALUES (?)", arguments: [value]) }
+                    if lockstep { try observed.wait(for: value + 1) }
+                }
             }
+            try observed.wait(for: count)
         }
-        try observed.wait(for: count)
+        try dbPool.close()
         return time
     }
     return [
@@ -233,6 +250,7 @@ func observationCases(count: Int, file: String, mode: String, key: String?) -> [
             guard try dbPool.read({ db in try Int.fetchOne(db, sql: "SELECT count(*) FROM event") }) == count else {
                 throw RawError(description: "W6 lost commits")
             }
+            try dbPool.close()
             return time
         },
         Case(workload: "W6 observed commits", mode: mode, variant: "pool, count observed", floor: "pool, no observation") {
