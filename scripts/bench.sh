@@ -93,9 +93,9 @@ side_by_side() {
         }' "$results"
 }
 
-side_by_side "W1/W2 side by side, plaintext, GRDB on the system SQLite (ratio = median / raw-C floor of the same SQLite, same run):" \
+side_by_side "W1/W2 side by side, plaintext, GRDB on the system SQLite (ratio = median / raw-C floor of the same SQLite, same run; one Swift source compiled against both libraries):" \
     plaintext grdb "W1 insert" "W2 fetch"
-side_by_side "W5/W6 side by side, plaintext, GRDB on the system SQLite (one Swift source compiled against both libraries):" \
+side_by_side "W5/W6 side by side, plaintext, GRDB on the system SQLite:" \
     plaintext grdb "W5 associations" "W6 observed commits"
 side_by_side "W1/W2/W5/W6 side by side, encrypted, GRDB on the same SQLCipher (ratio to the raw-C floor on that SQLCipher, same run):" \
     encrypted grdb-sqlcipher "W1 insert" "W2 fetch" "W5 associations" "W6 observed commits"

@@ -52,96 +52,12 @@ let library = "GRDB"
 let resultName = "grdb"
 #endif
 
-/// W1 and W2 in one mode, as securestore-benchmark measures them.
-func rowCases(mode: String, key: String?) throws -> [Case] {
-    let insertFile = scratch.appendingPathComponent("w1-\(mode).db").path
-    let fetchFile = scratch.appendingPathComponent("w2-\(mode).db").path
-    removeDatabase(fetchFile)
-    do {
-        let raw = try RawConnection(path: fetchFile, key: key)
-        try raw.execute(createTable)
-        try raw.insert(items)
-    }
-    let configuration = makeConfiguration(key: key)
-    func emptyFile() throws {
-        removeDatabase(insertFile)
-        try RawConnection(path: insertFile, key: key).execute(createTable)
-    }
-    func check(_ count: Int) throws {
-        guard count == items.count else { throw RawError(description: "W1 inserted \(count) rows") }
-    }
-    func check(_ fetched: [Item]) throws {
-        guard fetched == items else { throw RawError(description: "W2 fetched different rows") }
-    }
-    return [
-        Case(workload: "W1 insert", mode: mode, variant: "raw C", floor: "raw C") {
-            try emptyFile()
-            let connection = try RawConnection(path: insertFile, key: key)
-            let time = try seconds { try connection.insert(items) }
-            try check(Int(connection.scalar("SELECT count(*) FROM item")))
-            return time
-        },
-        Case(workload: "W1 insert", mode: mode, variant: "statement", floor: "raw C") {
-            try emptyFile()
-            let dbQueue = try DatabaseQueue(path: insertFile, configuration: configuration)
-            let time = try seconds {
-                try dbQueue.write { db in
-                    let statement = try db.makeStatement(sql: "INSERT INTO item (id, a, b, c) VALUES (?, ?, ?, ?)")
-                    for item in items {
-                        try statement.execute(arguments: [item.id, item.a, item.b, item.c])
-                    }
-                }
-            }
-            try check(dbQueue.read { try Item.fetchCount($0) })
-            return time
-        },
-        Case(workload: "W1 insert", mode: mode, variant: "Codable record", floor: "raw C") {
-            try emptyFile()
-            let dbQueue = try DatabaseQueue(path: insertFile, configuration: configuration)
-            let time = try seconds {
-                try dbQueue.write { db in
-                    for item in items { try item.insert(db) }
-                }
-            }
-            try check(dbQueue.read { try Item.fetchCount($0) })
-            return time
-        },
-        Case(workload: "W2 fetch", mode: mode, variant: "raw C", floor: "raw C") {
-            let connection = try RawConnection(path: fetchFile, key: key)
-            var fetched: [Item] = []
-            let time = try seconds { fetched = try connection.fetchAll() }
-            try check(fetched)
-            return time
-        },
-        Case(workload: "W2 fetch", mode: mode, variant: "Row", floor: "raw C") {
-            let dbQueue = try DatabaseQueue(path: fetchFile, configuration: configuration)
-            var fetched: [Item] = []
-            let time = try seconds {
-                fetched = try dbQueue.read { db in
-                    var result: [Item] = []
-                    let rows = try Row.fetchCursor(db, sql: "SELECT id, a, b, c FROM item")
-                    while let row = try rows.next() {
-                        result.append(Item(id: row[0], a: row[1], b: row[2], c: row[3]))
-                    }
-                    return result
-                }
-            }
-            try check(fetched)
-            return time
-        },
-        Case(workload: "W2 fetch", mode: mode, variant: "Decodable record", floor: "raw C") {
-            let dbQueue = try DatabaseQueue(path: fetchFile, configuration: configuration)
-            var fetched: [Item] = []
-            let time = try seconds { fetched = try dbQueue.read { try Item.fetchAll($0) } }
-            try check(fetched)
-            return time
-        },
-    ]
-}
-
 var cases: [Case] = []
 for (mode, key) in modes {
-    cases += try rowCases(mode: mode, key: key)
+    cases += insertCases(items: items, file: scratch.appendingPathComponent("w1-\(mode).db").path, mode: mode, key: key)
+    let fetchFile = scratch.appendingPathComponent("w2-\(mode).db").path
+    try makeItemFile(fetchFile, items: items, key: key)
+    cases += fetchCases(items: items, file: fetchFile, mode: mode, key: key)
     cases += try associationCases(library: makeLibrary(authors: authors),
                                   file: scratch.appendingPathComponent("w5-\(mode).db").path, mode: mode, key: key)
     cases += observationCases(count: transactions, file: scratch.appendingPathComponent("w6-\(mode).db").path,

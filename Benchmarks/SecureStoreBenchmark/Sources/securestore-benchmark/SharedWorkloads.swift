@@ -10,7 +10,8 @@ import GRDBSQLite
 #endif
 import Foundation
 
-// W5 (associations) and W6 (commits under observation): one source, compiled
+// W1 (insert), W2 (fetch), W5 (associations) and W6 (commits under
+// observation): one source, compiled
 // against SecureStore here and against GRDB 7.10.0 in grdb-comparison (a
 // symbolic link there). The same Swift on both sides is the point: SecureStore
 // promises GRDB's API, so the comparison needs no translation.
@@ -126,6 +127,98 @@ func makeConfiguration(key: String?) -> Configuration {
     if let key { config.prepareDatabase { db in try db.usePassphrase(key) } }
     #endif
     return config
+}
+
+/// Makes `file` hold `items`, with raw C (untimed).
+func makeItemFile(_ file: String, items: [Item], key: String?) throws {
+    removeDatabase(file)
+    let raw = try RawConnection(path: file, key: key)
+    try raw.execute(createTable)
+    try raw.insert(items)
+}
+
+/// W1: `items` inserted in one transaction into an empty `file`, through
+/// one prepared statement and as Codable records, beside the raw-C floor.
+func insertCases(items: [Item], file: String, mode: String, key: String?) -> [Case] {
+    func emptyFile() throws {
+        removeDatabase(file)
+        try RawConnection(path: file, key: key).execute(createTable)
+    }
+    func check(_ count: Int) throws {
+        guard count == items.count else { throw RawError(description: "W1 inserted \(count) rows") }
+    }
+    /// The queue of a case, on an empty file.
+    func emptyQueue() throws -> DatabaseQueue {
+        try emptyFile()
+        return try DatabaseQueue(path: file, configuration: makeConfiguration(key: key))
+    }
+    return [
+        Case(workload: "W1 insert", mode: mode, variant: "raw C", floor: "raw C") {
+            try emptyFile()
+            let connection = try RawConnection(path: file, key: key)
+            let time = try seconds { try connection.insert(items) }
+            try check(Int(connection.scalar("SELECT count(*) FROM item")))
+            return time
+        },
+        Case(workload: "W1 insert", mode: mode, variant: "statement", floor: "raw C") {
+            let dbQueue = try emptyQueue()
+            let time = try seconds {
+                try dbQueue.write { db in
+                    let statement = try db.makeStatement(sql: "INSERT INTO item (id, a, b, c) VALUES (?, ?, ?, ?)")
+                    for item in items {
+                        try statement.execute(arguments: [item.id, item.a, item.b, item.c])
+                    }
+                }
+            }
+            try check(dbQueue.read { try Item.fetchCount($0) })
+            return time
+        },
+        Case(workload: "W1 insert", mode: mode, variant: "Codable record", floor: "raw C") {
+            let dbQueue = try emptyQueue()
+            let time = try seconds {
+                try dbQueue.write { db in
+                    for item in items { try item.insert(db) }
+                }
+            }
+            try check(dbQueue.read { try Item.fetchCount($0) })
+            return time
+        },
+    ]
+}
+
+/// W2: `file`, which holds `items` (``makeItemFile(_:items:key:)``),
+/// fetched whole as rows and as Decodable records, beside the raw-C floor.
+func fetchCases(items: [Item], file: String, mode: String, key: String?) -> [Case] {
+    /// Fetches with `fetch`, checks the result, returns the seconds of the fetch.
+    func measure(_ fetch: () throws -> [Item]) throws -> Double {
+        var fetched: [Item] = []
+        let time = try seconds { fetched = try fetch() }
+        guard fetched == items else { throw RawError(description: "W2 fetched \(fetched.count) different rows") }
+        return time
+    }
+    return [
+        Case(workload: "W2 fetch", mode: mode, variant: "raw C", floor: "raw C") {
+            let connection = try RawConnection(path: file, key: key)
+            return try measure { try connection.fetchAll() }
+        },
+        Case(workload: "W2 fetch", mode: mode, variant: "Row", floor: "raw C") {
+            let dbQueue = try DatabaseQueue(path: file, configuration: makeConfiguration(key: key))
+            return try measure {
+                try dbQueue.read { db in
+                    var result: [Item] = []
+                    let rows = try Row.fetchCursor(db, sql: "SELECT id, a, b, c FROM item")
+                    while let row = try rows.next() {
+                        result.append(Item(id: row[0], a: row[1], b: row[2], c: row[3]))
+                    }
+                    return result
+                }
+            }
+        },
+        Case(workload: "W2 fetch", mode: mode, variant: "Decodable record", floor: "raw C") {
+            let dbQueue = try DatabaseQueue(path: file, configuration: makeConfiguration(key: key))
+            return try measure { try dbQueue.read { try Item.fetchAll($0) } }
+        },
+    ]
 }
 
 /// W5: every author with their books, through the query interface, beside

@@ -16,13 +16,7 @@ struct Mode {
     static let encrypted = Mode(name: "encrypted", key: passphrase)
     static let plaintext = Mode(name: "plaintext", key: nil)
 
-    var configuration: Configuration {
-        var config = Configuration()
-        if let key {
-            config.prepareDatabase { db in try db.usePassphrase(key) }
-        }
-        return config
-    }
+    var configuration: Configuration { makeConfiguration(key: key) }
 }
 
 /// Builds every case of the run. Files are made under `scratch`.
@@ -35,99 +29,8 @@ struct Workloads {
     /// A file holding `items`, made with raw C (untimed).
     func populatedFile(_ name: String, mode: Mode) throws -> String {
         let file = path(name)
-        removeDatabase(file)
-        let raw = try RawConnection(path: file, key: mode.key)
-        try raw.execute(createTable)
-        try raw.insert(items)
+        try makeItemFile(file, items: items, key: mode.key)
         return file
-    }
-
-    // MARK: W1 insert
-
-    func insertCases(mode: Mode) -> [Case] {
-        let file = path("w1-\(mode.name).db")
-        let items = self.items
-        func emptyFile() throws {
-            removeDatabase(file)
-            try RawConnection(path: file, key: mode.key).execute(createTable)
-        }
-        func check(_ count: Int64) throws {
-            guard count == items.count else { throw RawError(description: "W1 inserted \(count) rows") }
-        }
-        let raw = Case(workload: "W1 insert", mode: mode.name, variant: "raw C", floor: "raw C") {
-            try emptyFile()
-            let connection = try RawConnection(path: file, key: mode.key)
-            let time = try seconds { try connection.insert(items) }
-            try check(connection.scalar("SELECT count(*) FROM item"))
-            return time
-        }
-        let statement = Case(workload: "W1 insert", mode: mode.name, variant: "statement", floor: "raw C") {
-            try emptyFile()
-            let dbQueue = try DatabaseQueue(path: file, configuration: mode.configuration)
-            let time = try seconds {
-                try dbQueue.write { db in
-                    let statement = try db.makeStatement(sql: "INSERT INTO item (id, a, b, c) VALUES (?, ?, ?, ?)")
-                    for item in items {
-                        try statement.execute(arguments: [item.id, item.a, item.b, item.c])
-                    }
-                }
-            }
-            try check(Int64(dbQueue.read { try Item.fetchCount($0) }))
-            return time
-        }
-        let codable = Case(workload: "W1 insert", mode: mode.name, variant: "Codable record", floor: "raw C") {
-            try emptyFile()
-            let dbQueue = try DatabaseQueue(path: file, configuration: mode.configuration)
-            let time = try seconds {
-                try dbQueue.write { db in
-                    for item in items { try item.insert(db) }
-                }
-            }
-            try check(Int64(dbQueue.read { try Item.fetchCount($0) }))
-            return time
-        }
-        return [raw, statement, codable]
-    }
-
-    // MARK: W2 fetch
-
-    func fetchCases(mode: Mode) throws -> [Case] {
-        let file = try populatedFile("w2-\(mode.name).db", mode: mode)
-        let expected = items
-        func check(_ fetched: [Item]) throws {
-            guard fetched == expected else { throw RawError(description: "W2 fetched \(fetched.count) different rows") }
-        }
-        let raw = Case(workload: "W2 fetch", mode: mode.name, variant: "raw C", floor: "raw C") {
-            let connection = try RawConnection(path: file, key: mode.key)
-            var fetched: [Item] = []
-            let time = try seconds { fetched = try connection.fetchAll() }
-            try check(fetched)
-            return time
-        }
-        let row = Case(workload: "W2 fetch", mode: mode.name, variant: "Row", floor: "raw C") {
-            let dbQueue = try DatabaseQueue(path: file, configuration: mode.configuration)
-            var fetched: [Item] = []
-            let time = try seconds {
-                fetched = try dbQueue.read { db in
-                    var result: [Item] = []
-                    let rows = try Row.fetchCursor(db, sql: "SELECT id, a, b, c FROM item")
-                    while let row = try rows.next() {
-                        result.append(Item(id: row[0], a: row[1], b: row[2], c: row[3]))
-                    }
-                    return result
-                }
-            }
-            try check(fetched)
-            return time
-        }
-        let decodable = Case(workload: "W2 fetch", mode: mode.name, variant: "Decodable record", floor: "raw C") {
-            let dbQueue = try DatabaseQueue(path: file, configuration: mode.configuration)
-            var fetched: [Item] = []
-            let time = try seconds { fetched = try dbQueue.read { try Item.fetchAll($0) } }
-            try check(fetched)
-            return time
-        }
-        return [raw, row, decodable]
     }
 
     // MARK: W3 open + key + first query

@@ -55,8 +55,13 @@ let workloads = Workloads(scratch: scratch, items: makeItems(count: rows))
 
 var cases: [Case] = []
 for mode in [Mode.encrypted, Mode.plaintext] {
-    if wanted("W1 insert", mode.name) { cases += workloads.insertCases(mode: mode) }
-    if wanted("W2 fetch", mode.name) { cases += try workloads.fetchCases(mode: mode) }
+    if wanted("W1 insert", mode.name) {
+        cases += insertCases(items: workloads.items, file: workloads.path("w1-\(mode.name).db"), mode: mode.name, key: mode.key)
+    }
+    if wanted("W2 fetch", mode.name) {
+        cases += fetchCases(items: workloads.items, file: try workloads.populatedFile("w2-\(mode.name).db", mode: mode),
+                            mode: mode.name, key: mode.key)
+    }
     if wanted("W3 open", mode.name) { cases += try workloads.openCases(mode: mode) }
     if wanted("W5 associations", mode.name) {
         cases += try associationCases(library: makeLibrary(authors: authors), file: workloads.path("w5-\(mode.name).db"),
