@@ -296,4 +296,20 @@ final class DatabasePoolTests: SecureStoreTestCase {
         }
         try dbPool.close()   // closing again does nothing
     }
+
+    func testReleaseMemoryClosesIdleReadersUnlessTheyArePersistent() throws {
+        for persistent in [false, true] {
+            let opened = Locked(0)
+            var config = keyedConfiguration(passphrase: "secret")
+            config.prepareDatabase { _ in opened.mutate { $0 += 1 } }
+            config.persistentReadOnlyConnections = persistent
+            let dbPool = try DatabasePool(path: path("release-\(persistent).sqlite"), configuration: config)
+            try dbPool.write { db in try db.execute(sql: "CREATE TABLE t (a); INSERT INTO t VALUES (1)") }
+            XCTAssertEqual(try dbPool.read { try Int.fetchOne($0, sql: "SELECT a FROM t") }, 1)
+            let afterFirstRead = opened.value   // the writer and one reader
+            dbPool.releaseMemory()
+            XCTAssertEqual(try dbPool.read { try Int.fetchOne($0, sql: "SELECT a FROM t") }, 1)
+            XCTAssertEqual(opened.value, persistent ? afterFirstRead : afterFirstRead + 1, "persistent: \(persistent)")
+        }
+    }
 }

@@ -186,4 +186,34 @@ final class TransactionObserverTests: SecureStoreTestCase {
         }
         XCTAssertEqual(recorder.count, 2, "one per transaction")
     }
+
+    func testNotifyChangesOfTheSchemaTablesReachesTheirObservers() throws {
+        final class SchemaObserver: TransactionObserver, @unchecked Sendable {
+            let table: String
+            var changes = 0
+            init(_ table: String) { self.table = table }
+            func observes(eventsOfKind eventKind: DatabaseEventKind) -> Bool { eventKind.tableName == table }
+            func databaseDidChange(with event: DatabaseEvent) {}
+            func databaseDidChange() { changes += 1 }
+            func databaseDidCommit(_ db: Database) {}
+            func databaseDidRollback(_ db: Database) {}
+        }
+        let master = SchemaObserver("sqlite_master")
+        let tempMaster = SchemaObserver("sqlite_temp_master")
+        dbQueue.add(transactionObserver: master)
+        dbQueue.add(transactionObserver: tempMaster)
+        // The full database is its tables, not the schema table.
+        try dbQueue.write { db in try db.notifyChanges(in: .fullDatabase) }
+        XCTAssertEqual(master.changes, 0)
+        try dbQueue.write { db in try db.notifyChanges(in: Table("sqlite_master")) }
+        XCTAssertEqual(master.changes, 1)
+        // The temporary schema counts once it has an object.
+        try dbQueue.write { db in try db.notifyChanges(in: Table("sqlite_temp_master")) }
+        XCTAssertEqual(tempMaster.changes, 0)
+        try dbQueue.write { db in
+            try db.execute(sql: "CREATE TEMPORARY TABLE scratch (a)")
+            try db.notifyChanges(in: Table("sqlite_temp_master"))
+        }
+        XCTAssertEqual(tempMaster.changes, 1)
+    }
 }

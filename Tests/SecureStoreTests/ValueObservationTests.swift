@@ -6,28 +6,6 @@ import XCTest
 /// pools: values follow commits, in order, and survive migrations and key
 /// changes.
 final class ValueObservationTests: SecureStoreTestCase {
-    /// Collects the values of an observation, and waits for them.
-    private final class Values<T: Sendable>: @unchecked Sendable {
-        private let condition = NSCondition()
-        private var values: [T] = []
-        private var errors: [any Error] = []
-
-        func append(_ value: T) { condition.withLock { values.append(value); condition.broadcast() } }
-        func fail(_ error: any Error) { condition.withLock { errors.append(error); condition.broadcast() } }
-
-        /// Waits until `predicate` holds for the values so far.
-        func wait(timeout: TimeInterval = 10, until predicate: ([T]) -> Bool) -> [T] {
-            let deadline = Date(timeIntervalSinceNow: timeout)
-            condition.lock()
-            defer { condition.unlock() }
-            while !predicate(values), errors.isEmpty, condition.wait(until: deadline) {}
-            return values
-        }
-
-        var all: [T] { condition.withLock { values } }
-        var failures: [any Error] { condition.withLock { errors } }
-    }
-
     private func makePool(_ name: String = "pool.sqlite") throws -> DatabasePool {
         try DatabasePool(path: path(name), configuration: keyedConfiguration(passphrase: "secret"))
     }
@@ -44,8 +22,8 @@ final class ValueObservationTests: SecureStoreTestCase {
     func testQueueObservationFollowsRelevantCommitsOnly() throws {
         let dbQueue = try makeEncryptedQueue()
         try createPlayers(dbQueue)
-        let values = Values<Int>()
-        let fetches = Values<Void>()
+        let values = ObservedValues<Int>()
+        let fetches = ObservedValues<Void>()
         let observation = ValueObservation
             .tracking { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM player")! }
             .handleEvents(willFetch: { fetches.append(()) })
@@ -71,8 +49,8 @@ final class ValueObservationTests: SecureStoreTestCase {
     func testRegionIsRecordedFromTheFetchAndFollowsIt() throws {
         let dbQueue = try makeEncryptedQueue()
         try createPlayers(dbQueue)
-        let regions = Values<String>()
-        let values = Values<[String]>()
+        let regions = ObservedValues<String>()
+        let values = ObservedValues<[String]>()
         let observation = ValueObservation
             .tracking { db in try String.fetchAll(db, sql: "SELECT name FROM player WHERE score > 10 ORDER BY name") }
             .removeDuplicates()
@@ -90,7 +68,7 @@ final class ValueObservationTests: SecureStoreTestCase {
     func testPoolObservationUnderConcurrentWritersAndReadersMissesNothingAndKeepsOrder() throws {
         let dbPool = try makePool()
         try dbPool.write { db in try db.execute(sql: "CREATE TABLE counter (id INTEGER PRIMARY KEY, value INT); INSERT INTO counter VALUES (1, 0)") }
-        let values = Values<Int>()
+        let values = ObservedValues<Int>()
         let cancellable = ValueObservation
             .tracking { db in try Int.fetchOne(db, sql: "SELECT value FROM counter")! }
             .removeDuplicates()
@@ -154,7 +132,7 @@ final class ValueObservationTests: SecureStoreTestCase {
         migrator.registerMigration("v1") { db in try db.execute(sql: "CREATE TABLE player (id INTEGER PRIMARY KEY, name TEXT)") }
         migrator.registerMigration("v2") { db in try db.execute(sql: "INSERT INTO player (name) VALUES ('seed')") }
         try migrator.migrate(dbPool, upTo: "v1")
-        let values = Values<Int>()
+        let values = ObservedValues<Int>()
         let cancellable = ValueObservation
             .tracking { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM player")! }
             .start(in: dbPool, scheduling: .async(onQueue: queue), onError: values.fail, onChange: values.append)
@@ -171,7 +149,7 @@ final class ValueObservationTests: SecureStoreTestCase {
     func testRegionObservationReportsImpactfulTransactions() throws {
         let dbQueue = try makeEncryptedQueue()
         try createPlayers(dbQueue)
-        let counts = Values<Int>()
+        let counts = ObservedValues<Int>()
         let cancellable = DatabaseRegionObservation(tracking: Table("player"))
             .start(in: dbQueue, onError: counts.fail) { db in
                 counts.append(try! Int.fetchOne(db, sql: "SELECT COUNT(*) FROM player")!)
@@ -187,7 +165,7 @@ final class ValueObservationTests: SecureStoreTestCase {
 
     func testFetchErrorEndsTheObservation() throws {
         let dbQueue = try makeEncryptedQueue()
-        let values = Values<Int>()
+        let values = ObservedValues<Int>()
         let cancellable = ValueObservation
             .tracking { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM missing")! }
             .start(in: dbQueue, scheduling: .async(onQueue: queue), onError: values.fail, onChange: values.append)
@@ -224,7 +202,7 @@ final class ValueObservationTests: SecureStoreTestCase {
         // query reads its rowid only: the region is then the whole table.
         let region = try dbPool.read { db in try request.databaseRegion(db).description }
         XCTAssertTrue(["shelf(id),shelfBook(id,shelfId)", "shelf(*),shelfBook(id,shelfId)"].contains(region), region)
-        let values = Values<[Int]>()
+        let values = ObservedValues<[Int]>()
         let cancellable = ValueObservation
             .tracking { db in try request.asRequest(of: ShelfInfo.self).fetchAll(db).map(\.books.count) }
             .start(in: dbPool, scheduling: .async(onQueue: queue), onError: values.fail, onChange: values.append)
@@ -247,8 +225,8 @@ final class ValueObservationTests: SecureStoreTestCase {
         }
         XCTAssertEqual(region, "player(id,name,score)[1]")
         XCTAssertEqual(try dbQueue.read { db in try Table("player").none().databaseRegion(db).description }, "empty")
-        let values = Values<String?>()
-        let fetches = Values<Void>()
+        let values = ObservedValues<String?>()
+        let fetches = ObservedValues<Void>()
         let cancellable = ValueObservation
             .tracking { db in try String.fetchOne(db, Table("player").filter(key: 1).select(Column("name"))) }
             .handleEvents(willFetch: { fetches.append(()) })

@@ -111,6 +111,21 @@ public struct Configuration: Sendable {
     /// ```
     public var allowsUnsafeTransactions = false
 
+    /// When true, ``DatabasePool/releaseMemory()`` keeps the pool's idle
+    /// reader connections open (it frees their caches only), so that the
+    /// next reads do not pay an open (and a key derivation's check) again.
+    /// False by default: idle readers are closed.
+    public var persistentReadOnlyConnections = false
+
+    /// When true, the queue or pool suspends itself when
+    /// ``Database/suspendNotification`` is posted, and resumes on
+    /// ``Database/resumeNotification``: while suspended, a statement that
+    /// could take a lock fails with `SQLITE_ABORT` ("Database is
+    /// suspended"), and the running ones are interrupted. Reads of a WAL
+    /// database go on. Use it to keep files still while something copies
+    /// them (a snapshot of the volume), as iOS apps do before suspension.
+    public var observesSuspensionNotifications = false
+
     /// What the app knows of the schema that SQLite does not say, such as
     /// the primary keys of views (see ``DatabaseSchemaSource``).
     public var schemaSource: (any DatabaseSchemaSource)?

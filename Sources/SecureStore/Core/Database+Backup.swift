@@ -42,6 +42,14 @@ extension Database {
         defer { if !finished { sqlite3_backup_finish(backup) } }
         while true {
             let code = sqlite3_backup_step(backup, pagesPerStep)
+            if code == SQLITE_READONLY, destination.isInMemory {
+                // SQLite's message is "not an error" here.
+                throw DatabaseError(resultCode: .SQLITE_READONLY, message: """
+                    backup(to:) cannot copy \(path) into the in-memory database \(destination.path): its page size \
+                    or reserved bytes differ from the source's (an encrypted page keeps room for SQLCipher's HMAC), \
+                    and SQLite changes them only in an empty database: copy into an empty one
+                    """)
+            }
             guard code == SQLITE_OK || code == SQLITE_DONE else {
                 throw DatabaseError(resultCode: ResultCode(rawValue: code), message: destination.lastErrorMessage)
             }
@@ -63,6 +71,10 @@ extension Database {
         destination.clearSchemaCache()
     }
 
-    /// True for `:memory:` databases.
-    var isInMemory: Bool { path.isEmpty || path == ":memory:" }
+    /// True for `:memory:` databases and named in-memory ones
+    /// (`file:name?mode=memory`). Not for the unnamed one (path ""): SQLite
+    /// keeps that one in a temporary file once it outgrows its cache.
+    var isInMemory: Bool {
+        path == ":memory:" || (path.hasPrefix("file:") && path.contains("mode=memory"))
+    }
 }

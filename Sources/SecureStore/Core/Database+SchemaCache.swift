@@ -16,6 +16,8 @@ final class SchemaCache {
     var needsCheck = true
     var columns: [String: [ColumnInfo]] = [:]
     var primaryKeys: [String: PrimaryKeyInfo] = [:]
+    /// Whether a name is a view, by lowercased name.
+    var isView: [String: Bool] = [:]
     /// The INSERT statements of record types (the last column list used).
     var inserts: [ObjectIdentifier: CachedInsert] = [:]
     /// The last one used, found without hashing: inserts come in runs of
@@ -33,6 +35,7 @@ final class SchemaCache {
     func clear() {
         columns.removeAll()
         primaryKeys.removeAll()
+        isView.removeAll()
         inserts.removeAll()
         lastInsert = nil
         version = nil

@@ -101,7 +101,59 @@ extension Database {
     /// ```
     public func inTransaction(_ kind: TransactionKind? = nil, _ operations: () throws -> TransactionCompletion) throws {
         try beginTransaction(kind)
-        try complete(operations, commit: { try commit() }, rollback: { try rollback() })
+        try insideTransactionBlock { leaveBlock in
+            try complete(operations, commit: {
+                // An aborted transaction reports it, rather than SQLite's
+                // "cannot commit - no transaction is active".
+                try checkForAbortedTransaction()
+                // Transaction observers may run statements as it commits.
+                leaveBlock()
+                try commit()
+            }, rollback: { try rollback() })
+        }
+    }
+
+    /// Throws GRDB's `SQLITE_ABORT` "Transaction was aborted" when the
+    /// transaction of an ``inTransaction(_:_:)`` or ``inSavepoint(_:)``
+    /// block is gone though the block did not end it: SQLite rolled it back
+    /// (an interruption, a suspension, `ON CONFLICT ROLLBACK`, a full disk),
+    /// or a statement committed it. Every later statement of the block, and
+    /// its end, throw it too: the block's remaining changes would otherwise
+    /// run outside any transaction.
+    ///
+    /// ```swift
+    /// try dbQueue.write { db in
+    ///     do { try db.execute(sql: "INSERT OR ROLLBACK INTO player VALUES (1)") } catch { }
+    ///     try db.execute(sql: "INSERT INTO log VALUES ('x')")  // SQLITE_ABORT: Transaction was aborted
+    /// }
+    /// ```
+    @inline(__always)
+    func checkForAbortedTransaction(sql: @autoclosure () -> String? = nil,
+                                    arguments: @autoclosure () -> StatementArguments? = nil) throws {
+        guard isInsideTransactionBlock, !isInsideTransaction else { return }
+        throw DatabaseError(resultCode: .SQLITE_ABORT, message: "Transaction was aborted", sql: sql(),
+                            arguments: arguments(), publicStatementArguments: configuration.publicStatementArguments)
+    }
+
+    /// What every statement checks before its first step: the access is
+    /// not cancelled, its transaction block not aborted, the connection not
+    /// suspended (without closures: this runs for every statement).
+    @inline(__always)
+    func checkStatementMayStart(_ statement: Statement) throws {
+        try checkAccessCancellation()
+        if isInsideTransactionBlock, !isInsideTransaction {
+            try checkForAbortedTransaction(sql: statement.sql, arguments: statement.arguments)
+        }
+        try checkSuspension(statement)
+    }
+
+    /// Runs `body` as a transaction or savepoint block; `body` gets a
+    /// function that leaves the block early (before a commit).
+    private func insideTransactionBlock<T>(_ body: (_ leaveBlock: () -> Void) throws -> T) rethrows -> T {
+        let wasInside = isInsideTransactionBlock
+        isInsideTransactionBlock = true
+        defer { isInsideTransactionBlock = wasInside }
+        return try body { isInsideTransactionBlock = wasInside }
     }
 
     /// Runs `operations` in a savepoint, which nests inside transactions.
@@ -114,15 +166,20 @@ extension Database {
             return try inTransaction(nil, operations)
         }
         try execute(sql: "SAVEPOINT grdb")
-        try complete(operations, commit: { try execute(sql: "RELEASE SAVEPOINT grdb") }, rollback: {
-            // After some errors SQLite has already rolled back the whole
-            // transaction, and the savepoint is gone with it.
-            guard isInsideTransaction else { return }
-            try leavingInterruption {
-                if isInsideTransaction { try execute(sql: "ROLLBACK TRANSACTION TO SAVEPOINT grdb") }
-            }
-            if isInsideTransaction { try execute(sql: "RELEASE SAVEPOINT grdb") }
-        })
+        try insideTransactionBlock { _ in
+            try complete(operations, commit: {
+                try checkForAbortedTransaction()
+                try execute(sql: "RELEASE SAVEPOINT grdb")
+            }, rollback: {
+                // After some errors SQLite has already rolled back the whole
+                // transaction, and the savepoint is gone with it.
+                guard isInsideTransaction else { return }
+                try leavingInterruption {
+                    if isInsideTransaction { try execute(sql: "ROLLBACK TRANSACTION TO SAVEPOINT grdb") }
+                }
+                if isInsideTransaction { try execute(sql: "RELEASE SAVEPOINT grdb") }
+            })
+        }
     }
 
     /// Ends a transaction or savepoint block: commits when `operations`
@@ -152,11 +209,28 @@ extension Database {
         try uncancellable(rollback)
     }
 
+    /// Forbids writes from now on, for the life of the connection: a copy
+    /// opened read-only, which had to be written first.
+    func beginReadOnly() throws {
+        if readOnlyDepth == 0 { try execute(sql: "PRAGMA query_only = 1") }
+        readOnlyDepth += 1
+    }
+
     /// Runs `value` with writes forbidden (`PRAGMA query_only`; nothing to
     /// do on a read-only connection).
     public func readOnly<T>(_ value: () throws -> T) throws -> T {
         if configuration.readonly { return try value() }
-        if readOnlyDepth == 0 { try execute(sql: "PRAGMA query_only = 1") }
+        if readOnlyDepth == 0 {
+            do {
+                try execute(sql: "PRAGMA query_only = 1")
+            } catch {
+                // SQLite sets the flag as it compiles the pragma: refused
+                // when it runs (a cancelled access, a suspended database),
+                // it has still taken effect.
+                try? uncancellable { try execute(sql: "PRAGMA query_only = 0") }
+                throw error
+            }
+        }
         readOnlyDepth += 1
         defer {
             readOnlyDepth -= 1

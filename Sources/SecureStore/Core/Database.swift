@@ -32,6 +32,11 @@ public final class Database {
     /// True once a key was given (the file is encrypted).
     public internal(set) var isKeyed = false
 
+    /// The schema source in effect: the configuration's
+    /// (``Configuration/schemaSource``), none while a migration runs, or
+    /// the one given to ``withSchemaSource(_:execute:)``.
+    public internal(set) var schemaSource: (any DatabaseSchemaSource)?
+
     var isClosed = false
     private var statementCache: [String: Statement] = [:]
     let schemaCache = SchemaCache()
@@ -83,6 +88,7 @@ public final class Database {
         }
         let flags = (configuration.readonly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE))
             | SQLITE_OPEN_NOMUTEX // serialized by DatabaseQueue and friends
+            | (path.hasPrefix("file:") ? SQLITE_OPEN_URI : 0)  // `file:name?mode=memory&cache=shared`
         let code = sqlite3_open_v2(path, &handle, flags, nil)
         guard code == SQLITE_OK, let handle else {
             let error = DatabaseError(connection: handle, code: code)
@@ -94,6 +100,7 @@ public final class Database {
         self.authorizer = StatementAuthorizer(schemaCache: schemaCache)
         self.path = path
         self.configuration = configuration
+        self.schemaSource = configuration.schemaSource
         self.description = label ?? configuration.label ?? path
         self.cipherFormatOverride = configuration.keyCache?.detectedFormat
         _ = line
@@ -200,6 +207,16 @@ public final class Database {
     /// Above zero while statements run that a cancelled access still
     /// needs (the end of its transaction).
     private var cancellationExemptions = 0
+    /// Set between ``suspend()`` and ``resume()`` (any thread): statements
+    /// that could take a lock throw (see `Database+Suspension.swift`).
+    let suspension = Atomic<Bool>(false)
+    /// The journal mode the last check of a suspended connection read (nil
+    /// until one did), under GRDB's internal name. Checks read it afresh.
+    var journalModeCache: String?
+    /// True inside the block of ``inTransaction(_:_:)`` or
+    /// ``inSavepoint(_:)``: a transaction that ends without the block
+    /// ending it was aborted (``checkForAbortedTransaction(sql:arguments:)``).
+    var isInsideTransactionBlock = false
 
     /// Marks the access that runs now as cancelled, and interrupts its
     /// running statements. Any thread.
@@ -218,6 +235,11 @@ public final class Database {
     func checkAccessCancellation() throws {
         if accessCancelled.load(ordering: .relaxed), cancellationExemptions == 0 { throw CancellationError() }
     }
+
+    /// True while `uncancellable` runs: the end of an access (a commit, a
+    /// rollback, `query_only` set back), which neither a cancellation nor a
+    /// suspension stops.
+    var runsUncancellableStatements: Bool { cancellationExemptions > 0 }
 
     /// Runs `body`, whose statements run even in a cancelled access.
     func uncancellable<T>(_ body: () throws -> T) rethrows -> T {

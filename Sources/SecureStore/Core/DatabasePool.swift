@@ -24,6 +24,9 @@ public final class DatabasePool: DatabaseWriter {
     /// How many snapshots the pool made, for their labels.
     private let snapshotCount = Mutex(0)
     private let keyCache: DerivedKeyCache
+    /// With ``Configuration/observesSuspensionNotifications``: suspends the
+    /// writer (readers of a WAL file take no lock a writer waits on).
+    private let suspensionObserver: SuspensionObserver?
 
     /// The configuration the database was opened with.
     public var configuration: Configuration { writer.configuration }
@@ -58,6 +61,17 @@ public final class DatabasePool: DatabaseWriter {
         readers = ReaderPool(path: path, configuration: readerConfig,
                              maximumCount: max(1, configuration.maximumReaderCount),
                              label: (configuration.label ?? "SecureStore.DatabasePool") + ".reader")
+        suspensionObserver = .observing(writer, if: configuration)
+    }
+
+    /// Suspends the writer, as ``Database/suspendNotification`` does.
+    func suspend() {
+        writer.suspend()
+    }
+
+    /// Resumes the writer.
+    func resume() {
+        writer.resume()
     }
 
     /// How many times the pool derived a key from a passphrase (for tests
@@ -201,10 +215,15 @@ public final class DatabasePool: DatabaseWriter {
 
     /// Frees the memory SQLite can do without (``Database/releaseMemory()``)
     /// on the writer and on every idle reader, and closes the idle readers
-    /// (a new read opens one again).
+    /// (a new read opens one again) unless
+    /// ``Configuration/persistentReadOnlyConnections`` keeps them.
     public func releaseMemory() {
         writer.releaseMemory()
-        try? readers.closeAll()
+        if configuration.persistentReadOnlyConnections {
+            readers.releaseMemoryOfIdleReaders()
+        } else {
+            try? readers.closeAll()
+        }
     }
 
     /// Like ``releaseMemory()``, without waiting for the readers in use:
@@ -519,6 +538,11 @@ final class ReaderPool: @unchecked Sendable {
     }
 
     /// Closes the idle readers; new reads open new ones.
+    /// Frees the memory of the idle readers, which stay open.
+    func releaseMemoryOfIdleReaders() {
+        for reader in lock.withLock({ idle }) { reader.releaseMemory() }
+    }
+
     func closeAll() throws {
         let closing = lock.withLock { () -> [SerializedDatabase] in
             defer { idle.removeAll() }

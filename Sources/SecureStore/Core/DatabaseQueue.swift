@@ -17,6 +17,8 @@ import Foundation
 /// ```
 public final class DatabaseQueue: DatabaseWriter {
     private let serialized: SerializedDatabase
+    /// With ``Configuration/observesSuspensionNotifications``.
+    private let suspensionObserver: SuspensionObserver?
 
     /// The configuration the database was opened with.
     public var configuration: Configuration { serialized.configuration }
@@ -33,11 +35,33 @@ public final class DatabaseQueue: DatabaseWriter {
         if case .wal = configuration.journalMode, !configuration.readonly, path != ":memory:" {
             try serialized.sync { db in try db.setUpWALMode() }
         }
+        suspensionObserver = .observing(serialized, if: configuration)
     }
 
-    /// An in-memory database, gone when the queue is released.
-    public convenience init(configuration: Configuration = Configuration()) throws {
-        try self.init(path: ":memory:", configuration: configuration)
+    /// Suspends the database, as ``Database/suspendNotification`` does.
+    func suspend() {
+        serialized.suspend()
+    }
+
+    /// Resumes the database.
+    func resume() {
+        serialized.resume()
+    }
+
+    /// An in-memory database, gone when the last queue on it is released.
+    ///
+    /// Without a name, the database is the queue's own. With one, it is
+    /// shared by the queues of the process opened with that name (SQLite's
+    /// `file:name?mode=memory&cache=shared`), as long as one is alive.
+    ///
+    /// ```swift
+    /// let writer = try DatabaseQueue(named: "fixtures")
+    /// let reader = try DatabaseQueue(named: "fixtures")   // the same database
+    /// ```
+    ///
+    /// SQLCipher does not encrypt memory: a key changes nothing here.
+    public convenience init(named name: String? = nil, configuration: Configuration = Configuration()) throws {
+        try self.init(path: name.map { "file:\($0)?mode=memory&cache=shared" } ?? ":memory:", configuration: configuration)
     }
 
     /// Closes the connections; a later access throws.

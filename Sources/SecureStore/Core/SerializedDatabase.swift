@@ -77,6 +77,16 @@ final class SerializedDatabase: @unchecked Sendable {
         db.interrupt()
     }
 
+    /// Suspends the connection, from any thread (see `Database+Suspension.swift`).
+    func suspend() {
+        db.suspend()
+    }
+
+    /// Resumes the connection, from any thread.
+    func resume() {
+        db.resume()
+    }
+
     /// Cancels the access that runs now (see ``AccessCancellation``).
     func cancelAccess() {
         db.cancelAccess()

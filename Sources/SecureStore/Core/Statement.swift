@@ -424,7 +424,8 @@ public final class Statement {
     @discardableResult
     public func step() throws -> Bool {
         if !isStepped {
-            try database.checkAccessCancellation()
+            // One call: each call on `database` retains it.
+            try database.checkStatementMayStart(self)
             if let authorizer { try authorizer.statementWillRun(self) }
             if database.isRecordingSelectedRegion { database.selectedRegion.formUnion(databaseRegion) }
         }

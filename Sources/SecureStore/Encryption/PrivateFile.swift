@@ -168,6 +168,20 @@ package enum PrivateFile {
         for suffix in ["", "-journal", "-wal", "-shm"] { unlink(path + suffix) }
     }
 
+    /// Runs `body` with a new directory of mode 0700 (`mkdtemp`, named
+    /// `prefix` and six random characters) in the temporary directory, and
+    /// removes the directory and what it holds afterwards, whatever `body` did.
+    package static func withTemporaryDirectory<T>(prefix: String, _ body: (URL) throws -> T) throws -> T {
+        var template = Array(URL(fileURLWithPath: NSTemporaryDirectory())
+            .appendingPathComponent(prefix + "XXXXXX").path.utf8CString)
+        guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
+            throw error(errno, "cannot create a temporary directory in \(NSTemporaryDirectory())")
+        }
+        let directory = URL(fileURLWithPath: String(cString: made), isDirectory: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        return try body(directory)
+    }
+
     /// The error for a failed system call: a full disk and a read-only
     /// file system keep their own codes, so that callers can tell them.
     package static func error(_ code: Int32, _ what: String) -> DatabaseError {

@@ -38,25 +38,81 @@ extension DatabaseMigrator {
         }
     }
 
-    private func apply(_ db: Database, upTo targetIdentifier: String?, progress: ((MigrationEvent) -> Void)?) throws {
-        if eraseDatabaseOnSchemaChange, try hasSchemaChanges(db) {
-            try db.eraseAllObjects()
+    /// Applies every pending migration on the writer's queue and returns at
+    /// once; `completion` gets the connection (to write more before any
+    /// other access) or the error that stopped the migrations.
+    ///
+    /// ```swift
+    /// migrator.asyncMigrate(dbPool) { result in
+    ///     guard case .success(let db) = result else { return }
+    ///     try? db.execute(sql: "INSERT INTO brandRGDB (brandId, name) VALUES ('z', 'Zalora')")
+    /// }
+    /// ```
+    public func asyncMigrate(
+        _ writer: any DatabaseWriter,
+        completion: @escaping @Sendable (Result<Database, any Error>) -> Void
+    ) {
+        writer.asyncBarrierWriteWithoutTransaction { result in
+            completion(Result {
+                let db = try result.get()
+                try self.apply(db, upTo: nil, progress: nil)
+                return db
+            })
         }
-        let plan = try self.plan(db, upTo: targetIdentifier)
-        // SQL files are checked before anything changes.
-        if let forbidden = try forbiddenStatements(db, in: plan).first { throw forbidden.error }
-        for identifier in plan.steps {
-            guard let migration = migration(named: identifier) else { continue }
-            progress?(.willApply(identifier))
-            let applied = try runStep(db, identifier: identifier, foreignKeyChecks: migration.foreignKeyChecks) {
-                try Migration.guarded(identifier, db, migration.migrate)
-                let order = try MigrationHistory.nextOrder(db)
-                try MigrationHistory.record(db, AppliedMigration(
-                    identifier: identifier, order: order, appliedAt: Date(), checksum: migration.checksum,
-                    schemaFingerprint: try db.schemaFingerprint(), downSQL: migration.downSQL,
-                    source: migration.source))
-            } isDone: { applied in applied.contains(identifier) }
-            if applied { progress?(.didApply(identifier)) }
+    }
+
+    /// Applies the plan without a schema source (``Database/withSchemaSource(_:execute:)``).
+    private func apply(_ db: Database, upTo targetIdentifier: String?, progress: ((MigrationEvent) -> Void)?) throws {
+        try db.withSchemaSource(nil) {
+            if eraseDatabaseOnSchemaChange, try hasSchemaChanges(db) {
+                try db.eraseAllObjects()
+            }
+            let plan = try self.plan(db, upTo: targetIdentifier)
+            // SQL files are checked before anything changes.
+            if let forbidden = try forbiddenStatements(db, in: plan).first { throw forbidden.error }
+            try forgetMergedMigrations(db, upTo: targetIdentifier)
+            for identifier in plan.steps {
+                try applyStep(db, identifier: identifier, progress: progress)
+            }
+        }
+    }
+
+    /// Runs one migration of a plan, with its history row; the merged
+    /// migrations it replaces leave the history in the same transaction.
+    private func applyStep(_ db: Database, identifier: String, progress: ((MigrationEvent) -> Void)?) throws {
+        guard let migration = migration(named: identifier) else { return }
+        progress?(.willApply(identifier))
+        let applied = try runStep(db, checks: migration.foreignKeyChecks,
+                                  checksAtCommit: migration.checksForeignKeysAtCommit) {
+            let merged = try migration.mergedIdentifiers.intersection(appliedIdentifiers(db))
+            try Migration.guarded(identifier, db) { db in try migration.migrate(db, merged) }
+            for mergedIdentifier in merged.sorted() {
+                try MigrationHistory.remove(db, identifier: mergedIdentifier)
+            }
+            let order = try MigrationHistory.nextOrder(db)
+            try MigrationHistory.record(db, AppliedMigration(
+                identifier: identifier, order: order, appliedAt: Date(), checksum: migration.checksum,
+                schemaFingerprint: try db.schemaFingerprint(), downSQL: migration.downSQL,
+                source: migration.source))
+        } isDone: { applied in applied.contains(identifier) }
+        if applied { progress?(.didApply(identifier)) }
+    }
+
+    /// Removes from the history the migrations that an applied migration
+    /// merged (a database that ran the merging migration's old form, then
+    /// the merged ones were registered), in one transaction.
+    private func forgetMergedMigrations(_ db: Database, upTo targetIdentifier: String?) throws {
+        let applied = try appliedIdentifiers(db)
+        let candidates = targetIdentifier.flatMap { target in registered.firstIndex { $0.identifier == target } }
+            .map { registered[...$0] } ?? registered[...]
+        let forgotten = candidates
+            .filter { applied.contains($0.identifier) }
+            .flatMap { $0.mergedIdentifiers.intersection(applied) }
+        guard !forgotten.isEmpty else { return }
+        try db.inTransaction(.immediate) {
+            try MigrationHistory.prepareForWrite(db, registered: migrations)
+            for identifier in Set(forgotten).sorted() { try MigrationHistory.remove(db, identifier: identifier) }
+            return .commit
         }
     }
 
@@ -78,21 +134,28 @@ extension DatabaseMigrator {
         plan makePlan: (Database) throws -> MigrationPlan
     ) throws {
         try writer.barrierWriteWithoutTransaction { db in
-            let plan = try makePlan(db)
-            if let forbidden = try forbiddenStatements(db, in: plan).first { throw forbidden.error }
-            let history = try self.history(db)
-            for identifier in plan.steps {
-                guard let entry = history.first(where: { $0.identifier == identifier }),
-                      let down = downStep(for: entry)
-                else { throw MigrationError.missingRollback(identifier) }
-                let checks = migration(named: identifier)?.foreignKeyChecks ?? .deferred
-                progress?(.willRollBack(identifier))
-                let rolledBack = try runStep(db, identifier: identifier, foreignKeyChecks: checks) {
-                    try Migration.guarded(identifier, db, down)
-                    try MigrationHistory.remove(db, identifier: identifier)
-                } isDone: { applied in !applied.contains(identifier) }
-                if rolledBack { progress?(.didRollBack(identifier)) }
-            }
+            try db.withSchemaSource(nil) { try rollBack(db, progress: progress, plan: makePlan) }
+        }
+    }
+
+    private func rollBack(
+        _ db: Database, progress: ((MigrationEvent) -> Void)?, plan makePlan: (Database) throws -> MigrationPlan
+    ) throws {
+        let plan = try makePlan(db)
+        if let forbidden = try forbiddenStatements(db, in: plan).first { throw forbidden.error }
+        let history = try self.history(db)
+        for identifier in plan.steps {
+            guard let entry = history.first(where: { $0.identifier == identifier }),
+                  let down = downStep(for: entry)
+            else { throw MigrationError.missingRollback(identifier) }
+            let known = migration(named: identifier)
+            progress?(.willRollBack(identifier))
+            let rolledBack = try runStep(db, checks: known?.foreignKeyChecks ?? .deferred,
+                                         checksAtCommit: known?.checksForeignKeysAtCommit ?? defersForeignKeyChecks) {
+                try Migration.guarded(identifier, db, down)
+                try MigrationHistory.remove(db, identifier: identifier)
+            } isDone: { applied in !applied.contains(identifier) }
+            if rolledBack { progress?(.didRollBack(identifier)) }
         }
     }
 
@@ -101,54 +164,68 @@ extension DatabaseMigrator {
     /// did the step first (`isDone` on the history read under the lock).
     ///
     /// With deferred checks, foreign keys are off during the step (they can
-    /// only be switched outside a transaction) and checked before commit;
-    /// a violation fails the step with an error that names the table.
+    /// only be switched outside a transaction) and, unless the migration was
+    /// registered after ``disablingDeferredForeignKeyChecks()``, checked
+    /// before commit: a violation fails the step with GRDB's error, which
+    /// names the foreign key and shows the row.
     private func runStep(
-        _ db: Database, identifier: String, foreignKeyChecks: ForeignKeyChecks,
+        _ db: Database, checks: ForeignKeyChecks, checksAtCommit: Bool,
         _ body: () throws -> Void, isDone: (Set<String>) throws -> Bool
     ) throws -> Bool {
         let foreignKeysOn = try Bool.fetchOne(db, sql: "PRAGMA foreign_keys") ?? false
-        let deferChecks = foreignKeysOn && foreignKeyChecks == .deferred
+        let deferChecks = foreignKeysOn && checks == .deferred
+        // The defer comes first: SQLite applies the pragma as it compiles
+        // it, so even a refused run (a cancelled access) has switched it.
+        defer { if deferChecks { try? db.uncancellable { try db.execute(sql: "PRAGMA foreign_keys = ON") } } }
         if deferChecks { try db.execute(sql: "PRAGMA foreign_keys = OFF") }
-        defer { if deferChecks { try? db.execute(sql: "PRAGMA foreign_keys = ON") } }
 
         var ran = false
         try db.inTransaction(.immediate) {
             if try isDone(appliedIdentifiers(db)) { return .rollback }
             try MigrationHistory.prepareForWrite(db, registered: migrations)
             try body()
-            if deferChecks && defersForeignKeyChecks {
-                try checkForeignKeys(db, migration: identifier)
-            }
+            if deferChecks && checksAtCommit { try db.checkForeignKeys() }
             ran = true
             return .commit
         }
         return ran
     }
 
-    private func checkForeignKeys(_ db: Database, migration identifier: String) throws {
-        guard let violation = try Row.fetchOne(db, sql: "PRAGMA foreign_key_check") else { return }
-        let table: String = violation[0]
-        let rowid: Int64? = violation[1]
-        let parent: String = violation[2]
-        let row = rowid.map { " (rowid \($0))" } ?? ""
-        throw DatabaseError(
-            resultCode: .SQLITE_CONSTRAINT_FOREIGNKEY,
-            message: "FOREIGN KEY constraint violation in migration \"\(identifier)\": table \(table)\(row) references a missing row of \(parent)")
+    /// True if the migrations applied to `db` no longer make the schema it
+    /// has: a registered migration was edited after it ran, or the database
+    /// applied a migration this migrator does not know (renamed or removed).
+    ///
+    /// The applied migrations run again in a scratch file opened with the
+    /// connection's configuration (its key and functions), in a private
+    /// temporary directory removed afterwards; internal tables
+    /// (`sqlite_*`, the migration history) are not compared.
+    public func hasSchemaChanges(_ db: Database) throws -> Bool {
+        try db.withSchemaSource(nil) { try migrationsChangedSchema(db) }
     }
 
-    /// True if the migrations applied to `db` no longer make the schema it
-    /// has: a registered migration was edited after it ran.
-    public func hasSchemaChanges(_ db: Database) throws -> Bool {
+    /// The name of the scratch directories of ``hasSchemaChanges(_:)``,
+    /// before their random part.
+    package static let scratchPrefix = "securestore-migrator-"
+
+    private func migrationsChangedSchema(_ db: Database) throws -> Bool {
         let applied = try appliedIdentifiers(db)
+        guard applied.isSubset(of: migrations) else { return true }
+        guard !applied.isEmpty else { return false }
         var scratchMigrator = DatabaseMigrator()
-        scratchMigrator.defersForeignKeyChecks = defersForeignKeyChecks
-        for migration in registered where applied.contains(migration.identifier) {
-            scratchMigrator.registered.append(migration)
+        scratchMigrator.registered = registered.filter { applied.contains($0.identifier) }
+        let expected = try PrivateFile.withTemporaryDirectory(prefix: DatabaseMigrator.scratchPrefix) { directory in
+            var configuration = db.configuration
+            configuration.readonly = false
+            configuration.targetQueue = nil
+            configuration.writeTargetQueue = nil
+            configuration.keyCache = nil
+            configuration.label = "SecureStore.DatabaseMigrator.scratch"
+            let scratch = try DatabaseQueue(path: directory.appendingPathComponent("scratch.sqlite").path,
+                                            configuration: configuration)
+            defer { try? scratch.close() }
+            try scratchMigrator.migrate(scratch)
+            return try scratch.read { try $0.schemaFingerprint() }
         }
-        let scratch = try DatabaseQueue()
-        try scratchMigrator.migrate(scratch)
-        let expected = try scratch.read { try $0.schemaFingerprint() }
         return try db.schemaFingerprint() != expected
     }
 }
@@ -158,8 +235,8 @@ extension Database {
     /// `eraseDatabaseOnSchemaChange`. The file stays encrypted.
     func eraseAllObjects() throws {
         let foreignKeysOn = try Bool.fetchOne(self, sql: "PRAGMA foreign_keys") ?? false
+        defer { if foreignKeysOn { try? uncancellable { try execute(sql: "PRAGMA foreign_keys = ON") } } }
         if foreignKeysOn { try execute(sql: "PRAGMA foreign_keys = OFF") }
-        defer { if foreignKeysOn { try? execute(sql: "PRAGMA foreign_keys = ON") } }
         try inTransaction {
             for type in ["trigger", "view", "index", "table"] {
                 let names = try String.fetchAll(

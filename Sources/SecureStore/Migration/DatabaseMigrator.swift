@@ -23,12 +23,14 @@ import Foundation
 ///
 /// - ``registerMigration(_:foreignKeyChecks:migrate:)``
 /// - ``registerMigration(_:foreignKeyChecks:migrate:rollback:)``
+/// - ``registerMigration(_:foreignKeyChecks:merging:migrate:)``
 /// - ``registerMigrations(from:foreignKeyChecks:verifyingIntegrity:)``
 ///
 /// ### Migrating
 ///
 /// - ``migrate(_:)-ikek``
 /// - ``migrate(_:upTo:)``
+/// - ``asyncMigrate(_:completion:)``
 /// - ``rollback(_:to:)``
 /// - ``rollback(_:steps:)``
 ///
@@ -64,8 +66,9 @@ public struct DatabaseMigrator: Sendable {
     /// The options with their defaults, for ArgumentParser to fill.
     public init() {}
 
-    /// A migrator whose `.deferred` migrations do not check foreign keys at
-    /// all: faster on large databases, at your own risk.
+    /// A migrator whose `.deferred` migrations registered from now on do
+    /// not check foreign keys at all (those registered before keep their
+    /// checks): faster on large databases, at your own risk.
     public func disablingDeferredForeignKeyChecks() -> DatabaseMigrator {
         var migrator = self
         migrator.defersForeignKeyChecks = false
@@ -85,7 +88,36 @@ public struct DatabaseMigrator: Sendable {
         foreignKeyChecks: ForeignKeyChecks = .deferred,
         migrate: @escaping @Sendable (Database) throws -> Void
     ) {
-        append(Migration(swift: identifier, foreignKeyChecks: foreignKeyChecks, migrate: migrate, rollback: nil))
+        append(Migration(swift: identifier, foreignKeyChecks: foreignKeyChecks,
+                         migrate: { db, _ in try migrate(db) }, rollback: nil))
+    }
+
+    /// Registers a migration that replaces migrations of an older release.
+    ///
+    /// The releases that shipped "v1", "v2" and "v3" can be followed by one
+    /// whose "v3" does all three; its second argument is the set of the
+    /// merged migrations that a database had already applied:
+    ///
+    /// ```swift
+    /// migrator.registerMigration("v3", merging: ["v1", "v2"]) { db, applied in
+    ///     if !applied.contains("v1") { /* what v1 did */ }
+    ///     if !applied.contains("v2") { /* what v2 did */ }
+    ///     // what v3 did
+    /// }
+    /// ```
+    ///
+    /// The merged identifiers leave the history in the transaction of the
+    /// merging migration (or, when it is already applied, at the next
+    /// `migrate`). Name the merging migration after the last one it
+    /// merges, or give it a new name; never the name of an earlier one.
+    public mutating func registerMigration(
+        _ identifier: String,
+        foreignKeyChecks: ForeignKeyChecks = .deferred,
+        merging mergedIdentifiers: Set<String> = [],
+        migrate: @escaping @Sendable (_ db: Database, _ appliedIdentifiers: Set<String>) throws -> Void
+    ) {
+        append(Migration(swift: identifier, foreignKeyChecks: foreignKeyChecks, merging: mergedIdentifiers,
+                         migrate: migrate, rollback: nil))
     }
 
     /// Registers a migration and the step that undoes it.
@@ -103,7 +135,8 @@ public struct DatabaseMigrator: Sendable {
         migrate: @escaping @Sendable (Database) throws -> Void,
         rollback: @escaping @Sendable (Database) throws -> Void
     ) {
-        append(Migration(swift: identifier, foreignKeyChecks: foreignKeyChecks, migrate: migrate, rollback: rollback))
+        append(Migration(swift: identifier, foreignKeyChecks: foreignKeyChecks,
+                         migrate: { db, _ in try migrate(db) }, rollback: rollback))
     }
 
     /// Registers the migrations of a directory of SQL files (see
@@ -120,6 +153,8 @@ public struct DatabaseMigrator: Sendable {
     }
 
     private mutating func append(_ migration: Migration) {
+        var migration = migration
+        migration.checksForeignKeysAtCommit = defersForeignKeyChecks
         if registered.contains(where: { $0.identifier == migration.identifier }) {
             duplicates.append(migration.identifier)
         }

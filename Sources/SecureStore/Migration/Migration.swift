@@ -3,7 +3,16 @@
 struct Migration: Sendable {
     let identifier: String
     let foreignKeyChecks: DatabaseMigrator.ForeignKeyChecks
-    let migrate: @Sendable (Database) throws -> Void
+    /// The migrations of an older release that this one replaces
+    /// (``DatabaseMigrator/registerMigration(_:foreignKeyChecks:merging:migrate:)``).
+    let mergedIdentifiers: Set<String>
+    /// The forward step; its second argument is the set of merged
+    /// migrations already applied when it runs.
+    let migrate: @Sendable (Database, Set<String>) throws -> Void
+    /// False when a `.deferred` migration was registered after
+    /// ``DatabaseMigrator/disablingDeferredForeignKeyChecks()``: foreign
+    /// keys are off while it runs and not checked at its end.
+    var checksForeignKeysAtCommit = true
     let rollback: (@Sendable (Database) throws -> Void)?
     /// For SQL file migrations: the up SQL's checksum.
     let checksum: String?
@@ -14,10 +23,14 @@ struct Migration: Sendable {
     let file: SQLMigrationFile?
 
     init(swift identifier: String, foreignKeyChecks: DatabaseMigrator.ForeignKeyChecks,
-         migrate: @escaping @Sendable (Database) throws -> Void,
+         merging mergedIdentifiers: Set<String> = [],
+         migrate: @escaping @Sendable (Database, Set<String>) throws -> Void,
          rollback: (@Sendable (Database) throws -> Void)?) {
         self.identifier = identifier
         self.foreignKeyChecks = foreignKeyChecks
+        // A migration that names itself among those it merges merges the
+        // others (as GRDB reads it).
+        self.mergedIdentifiers = mergedIdentifiers.subtracting([identifier])
         self.migrate = migrate
         self.rollback = rollback
         self.checksum = nil
@@ -29,7 +42,8 @@ struct Migration: Sendable {
     init(file: SQLMigrationFile, foreignKeyChecks: DatabaseMigrator.ForeignKeyChecks) {
         identifier = file.identifier
         self.foreignKeyChecks = foreignKeyChecks
-        migrate = { db in try Migration.runScript(file.upSQL, of: file.identifier, at: file.upURL.path, db) }
+        mergedIdentifiers = []
+        migrate = { db, _ in try Migration.runScript(file.upSQL, of: file.identifier, at: file.upURL.path, db) }
         if let downSQL = file.downSQL, let downURL = file.downURL {
             rollback = { db in try Migration.runScript(downSQL, of: file.identifier, at: downURL.path, db) }
         } else {

@@ -83,10 +83,30 @@ public struct DatabaseRegion: Sendable, Hashable, CustomStringConvertible {
     /// changes never report, with the table names of the schema (views
     /// left out): what an observer watches.
     func observableRegion(_ db: Database) throws -> DatabaseRegion {
+        try canonicalRegion(db, keepingSchemaTables: false)
+    }
+
+    /// The region with the table names of the schema (views and missing
+    /// tables left out). With `keepingSchemaTables`, `sqlite_master` stays,
+    /// and `sqlite_temp_master` while the temporary schema has objects: a
+    /// change can be announced for them (``Database/notifyChanges(in:)``).
+    func canonicalRegion(_ db: Database, keepingSchemaTables: Bool) throws -> DatabaseRegion {
         guard let tables else { return self }
         var result: [CaseInsensitiveIdentifier: TableRegion] = [:]
-        for (table, region) in tables where !Database.isSQLiteInternalTable(table.rawValue) {
-            guard let name = try db.canonicalTableName(table.rawValue) else { continue }
+        for (table, region) in tables {
+            let name: String?
+            switch table.rawValue.lowercased() {
+            case "sqlite_master" where keepingSchemaTables:
+                name = "sqlite_master"
+            case "sqlite_temp_master" where keepingSchemaTables:
+                let hasTemporarySchema = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM sqlite_temp_master)") ?? false
+                name = hasTemporarySchema ? "sqlite_temp_master" : nil
+            case _ where Database.isSQLiteInternalTable(table.rawValue):
+                name = nil
+            default:
+                name = try db.canonicalTableName(table.rawValue)
+            }
+            guard let name else { continue }
             let key = CaseInsensitiveIdentifier(rawValue: name)
             result[key] = result[key].map { $0.union(region) } ?? region
         }
@@ -113,14 +133,23 @@ public struct DatabaseRegion: Sendable, Hashable, CustomStringConvertible {
         if let tables {
             tableNames = tables.keys.map(\.rawValue)
         } else {
-            tableNames = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'")
-                .filter { !Database.isSQLiteInternalTable($0) }
+            // The tables of every schema: main, temporary and attached.
+            tableNames = try db.schemaNames().flatMap { schema in
+                try String.fetchAll(db, sql: "SELECT name FROM \(db.masterTable(schema)) WHERE type = 'table'")
+            }.filter { !Database.isSQLiteInternalTable($0) }
         }
         return try tableNames.flatMap { table -> [DatabaseEventKind] in
-            let columns = try self.columns(of: table) ?? Set(db.columns(in: table).map(\.name))
+            let columns = try self.columns(of: table) ?? Self.schemaTableColumns[table.lowercased()]
+                ?? Set(db.columns(in: table).map(\.name))
             return [.delete(tableName: table), .insert(tableName: table), .update(tableName: table, columnNames: columns)]
         }
     }
+
+    /// The columns of SQLite's schema tables, which the schema does not list.
+    private static let schemaTableColumns: [String: Set<String>] = {
+        let columns: Set<String> = ["type", "name", "tbl_name", "rootpage", "sql"]
+        return ["sqlite_master": columns, "sqlite_temp_master": columns]
+    }()
 
     /// `player(name,score)[1,2],team(*)`, tables sorted.
     public var description: String {

@@ -125,9 +125,15 @@ extension Database {
     /// Tells the transaction observers of changes made outside of this
     /// connection (by another process, or before a schema change): those
     /// that observe the region get `databaseDidChange()`. Call it inside a
-    /// write transaction.
+    /// write transaction. `.fullDatabase` means the tables of the schema;
+    /// name `sqlite_master` (or `sqlite_temp_master`) to announce a change
+    /// of the schema itself.
     public func notifyChanges(in region: some DatabaseRegionConvertible) throws {
-        let eventKinds = try region.databaseRegion(self).observableRegion(self).impactfulEventKinds(self)
+        // A read-only access commits nothing: its observers would wait for
+        // a commit that never comes.
+        guard !isReadOnly else { return }
+        let eventKinds = try region.databaseRegion(self).canonicalRegion(self, keepingSchemaTables: true)
+            .impactfulEventKinds(self)
         observationBroker.notifyChanges(withEventsOfKind: eventKinds)
     }
 }

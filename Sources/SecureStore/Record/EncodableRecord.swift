@@ -215,16 +215,16 @@ extension EncodableRecord {
         let new = try persistenceContainer()
         var changes: [String: DatabaseValue] = [:]
         for (column, value) in zip(new.columns, new.values) {
-            let oldValue = old.databaseValue(column)
-            if oldValue != value || !Self.isSameStorage(oldValue, value) { changes[column] = oldValue ?? .null }
+            // A column the old record does not have counts as NULL there.
+            let oldValue = old.databaseValue(column) ?? .null
+            if oldValue != value || !Self.isSameStorage(oldValue, value) { changes[column] = oldValue }
         }
         return changes
     }
 
     /// Integers and reals compare equal by value; a change of storage
     /// class (1 to 1.0) is still a change.
-    private static func isSameStorage(_ lhs: DatabaseValue?, _ rhs: DatabaseValue) -> Bool {
-        guard let lhs else { return false }
+    private static func isSameStorage(_ lhs: DatabaseValue, _ rhs: DatabaseValue) -> Bool {
         switch (lhs.storage, rhs.storage) {
         case (.int64, .double), (.double, .int64): return false
         default: return true

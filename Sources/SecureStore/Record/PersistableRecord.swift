@@ -246,8 +246,8 @@ extension MutablePersistableRecord {
                              columns: Set<String>) throws -> PersistenceSuccess {
         try updateWithCallbacks(db, columns: columns) { record in
             let update = try record.updateStatement(db, onConflict: conflictResolution, columns: columns)
-            try update.statement.execute()
-            if db.changesCount == 0 { throw record.recordNotFound(update.key) }
+            let changed = try db.changedRowCount(ofTable: type(of: record).databaseTableName) { try update.statement.execute() }
+            if changed == 0 { throw record.recordNotFound(update.key) }
             return PersistenceSuccess(persistenceContainer: update.container)
         }
     }
@@ -380,8 +380,10 @@ extension MutablePersistableRecord {
             }
             let sql = "DELETE FROM \(type(of: self).databaseTableName.quotedDatabaseIdentifier) WHERE "
                 + key.map { "\($0.column.quotedDatabaseIdentifier)=?" }.joined(separator: " AND ")
-            try db.cachedStatement(sql: sql).execute(arguments: StatementArguments(values: key.map(\.value)))
-            deleted = db.changesCount > 0
+            let statement = try db.cachedStatement(sql: sql)
+            deleted = try db.changedRowCount(ofTable: type(of: self).databaseTableName) {
+                try statement.execute(arguments: StatementArguments(values: key.map(\.value)))
+            } > 0
             return deleted!
         }
         guard let deleted else { throw callbackMisuse("aroundDelete") }

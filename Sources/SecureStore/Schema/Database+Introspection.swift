@@ -63,7 +63,7 @@ extension Database {
         return name
     }
 
-    private func masterTable(_ schemaName: String) -> String {
+    func masterTable(_ schemaName: String) -> String {
         schemaName == "temp" ? "sqlite_temp_master" : "\(schemaName.quotedDatabaseIdentifier).sqlite_master"
     }
 
@@ -136,7 +136,7 @@ extension Database {
         return primaryKey
     }
 
-    /// The primary key the configuration's schema source gives a view;
+    /// The primary key the schema source in effect gives a view;
     /// views have none otherwise.
     private func viewPrimaryKey(_ view: String, schema: String) throws -> PrimaryKeyInfo {
         let schemaID: DatabaseSchemaID = switch schema.lowercased() {
@@ -144,8 +144,11 @@ extension Database {
         case "temp": .temp
         default: .attached(schema)
         }
+        // No source, a source that does not know the view, or one that
+        // says it has no key (an empty list).
         guard try viewExists(view, in: schema),
-              let names = try configuration.schemaSource?.columnsForPrimaryKey(self, inView: DatabaseObjectID(name: view, schemaID: schemaID))
+              let names = try schemaSource?.columnsForPrimaryKey(self, inView: DatabaseObjectID(name: view, schemaID: schemaID)),
+              !names.isEmpty
         else {
             throw DatabaseError(resultCode: .SQLITE_ERROR, message: "database view \(view) has no primary key")
         }

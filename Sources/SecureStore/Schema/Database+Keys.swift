@@ -30,8 +30,23 @@ extension Database {
 
     /// The columns whose values tell whether a joined row exists: the rowid
     /// (by its own name if it has one), or the primary key.
+    /// The primary key of a table or view; nil for a view that has none
+    /// (no schema source gives it one).
+    func primaryKeyUnlessKeylessView(_ table: String) throws -> PrimaryKeyInfo? {
+        do {
+            return try primaryKey(table)
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_ERROR {
+            if try viewExists(table) { return nil }
+            throw error
+        }
+    }
+
     func existenceCheckColumns(in table: String) throws -> [String] {
-        let primaryKey = try self.primaryKey(table)
+        // A view without a primary key: a joined row exists when any of
+        // its columns is not NULL.
+        guard let primaryKey = try primaryKeyUnlessKeylessView(table) else {
+            return try columns(in: table).map(\.name)
+        }
         if let rowIDColumn = primaryKey.rowIDColumn { return [rowIDColumn] }
         return primaryKey.tableHasRowID ? ["rowid"] : primaryKey.columns
     }
@@ -41,7 +56,8 @@ extension Database {
     func columnsForUniqueKey(_ columns: some Collection<String>, in table: String) throws -> [String]? {
         let wanted = Set(columns.map { $0.lowercased() })
         guard !wanted.isEmpty else { return nil }
-        let primaryKey = try self.primaryKey(table)
+        // A view without a primary key has no unique key (and no index).
+        guard let primaryKey = try primaryKeyUnlessKeylessView(table) else { return nil }
         if primaryKey.tableHasRowID && wanted == ["rowid"] { return ["rowid"] }
         if Set(primaryKey.columns.map { $0.lowercased() }).isSubset(of: wanted) { return primaryKey.columns }
         return try indexes(on: table).first { index in

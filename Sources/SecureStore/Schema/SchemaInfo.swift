@@ -152,7 +152,9 @@ public struct ForeignKeyViolation: FetchableRecord, Sendable, CustomStringConver
         } else {
             text += " to \(destinationTable)"
         }
-        if let originRowID {
+        // A WITHOUT ROWID table has no row to show (SQLite 3.15.2 still
+        // reports a number for it).
+        if let originRowID, try db.primaryKey(originTable).tableHasRowID {
             let row = try Row.fetchOne(db, sql: "SELECT * FROM \(originTable.quotedDatabaseIdentifier) WHERE rowid = ?", arguments: [originRowID])
             text += row.map { ", in \($0)" } ?? ", in rowid \(originRowID)"
         }

@@ -34,6 +34,7 @@ import Foundation
 ///
 /// - ``start(in:scheduling:onError:onChange:)-(_,ValueObservationMainActorScheduler,_,_)``
 /// - ``values(in:scheduling:bufferingPolicy:)``
+/// - ``shared(in:scheduling:extent:)``
 ///
 /// ### Transforming
 ///

@@ -90,3 +90,22 @@ extension Date: StatementColumnConvertible {
         }
     }
 }
+
+extension Date {
+    /// The date of a [Julian day](https://en.wikipedia.org/wiki/Julian_day),
+    /// as SQLite's `julianday()` returns it, to the millisecond as SQLite
+    /// keeps it; nil outside the days SQLite's date functions cover (years
+    /// 4714 BC to 9999).
+    ///
+    /// ```swift
+    /// let day = try Double.fetchOne(db, sql: "SELECT julianday('2013-01-01 00:30')")!
+    /// let date = Date(julianDay: day)   // 2013-01-01 00:30:00 UTC
+    /// ```
+    public init?(julianDay: Double) {
+        guard julianDay.isFinite, (0...5_373_484.5).contains(julianDay) else { return nil }
+        // Milliseconds since the Julian epoch, truncated as SQLite does,
+        // then from the Unix epoch (Julian day 2,440,587.5).
+        let milliseconds = Int64(julianDay * 86_400_000)
+        self.init(timeIntervalSince1970: Double(milliseconds - 210_866_760_000_000) / 1000)
+    }
+}

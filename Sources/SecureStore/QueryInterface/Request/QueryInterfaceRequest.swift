@@ -220,8 +220,7 @@ extension QueryInterfaceRequest {
     @discardableResult
     public func deleteAll(_ db: Database) throws -> Int {
         let statement = try SQLQueryGenerator(relation: relation).makeDeleteStatement(db)
-        try statement.execute()
-        return db.changesCount
+        return try db.changedRowCount(ofTable: relation.source.tableName) { try statement.execute() }
     }
 
     /// Updates the rows of the request; returns how many.
@@ -235,8 +234,7 @@ extension QueryInterfaceRequest {
         guard let statement = try SQLQueryGenerator(relation: relation)
             .makeUpdateStatement(db, conflictResolution: conflictResolution ?? defaultConflictResolutionForUpdate,
                                  assignments: assignments) else { return 0 }
-        try statement.execute()
-        return db.changesCount
+        return try db.changedRowCount(ofTable: relation.source.tableName) { try statement.execute() }
     }
 
     /// Updates the rows of the request; returns how many.

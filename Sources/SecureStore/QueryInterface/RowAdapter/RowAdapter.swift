@@ -41,8 +41,9 @@ public struct RowLayout: Sendable {
     /// The position in this layout of the leftmost column with this name,
     /// ignoring case.
     func position(ofColumn name: String) -> Int? {
-        if let exact = columns.firstIndex(where: { $0.name == name }) { return exact }
-        return columns.firstIndex { $0.name.isEqualIgnoringCase(name) }
+        // The leftmost column of that name in any case, as a row's own
+        // lookup does (not an exact match further right).
+        columns.firstIndex { $0.name.isEqualIgnoringCase(name) }
     }
 }
 

@@ -136,10 +136,3 @@ extension [TableAliasBase] {
         return names
     }
 }
-
-extension String {
-    /// `player12` → `player`: the base of generated alias names.
-    fileprivate var digitlessRadical: String {
-        String(unicodeScalars.reversed().drop { CharacterSet.decimalDigits.contains($0) }.reversed().map(Character.init))
-    }
-}
