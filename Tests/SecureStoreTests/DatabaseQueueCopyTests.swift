@@ -69,10 +69,17 @@ final class DatabaseQueueCopyTests: SecureStoreTestCase {
         XCTAssertThrowsError(try encrypted.backup(to: unkeyed)) { error in
             XCTAssertEqual((error as? DatabaseError)?.resultCode, .SQLITE_MISUSE, "\(error)")
         }
-        // In memory, it is.
+        // In memory, it is, on SQLCipher 3; SQLCipher 4 refuses any unkeyed
+        // destination, and says so.
         let inMemory = try DatabaseQueue()
-        try encrypted.backup(to: inMemory)
-        XCTAssertEqual(try names(inMemory), ["Arthur", "Barbara"])
+        if SQLCipherLibrary.majorVersion >= 4 {
+            XCTAssertThrowsError(try encrypted.backup(to: inMemory)) { error in
+                XCTAssertTrue("\(error)".contains("backup is not supported with encrypted databases"), "\(error)")
+            }
+        } else {
+            try encrypted.backup(to: inMemory)
+            XCTAssertEqual(try names(inMemory), ["Arthur", "Barbara"])
+        }
     }
 
     func testAWrongKeyFailsWithoutACopy() throws {
@@ -95,10 +102,17 @@ final class DatabaseQueueCopyTests: SecureStoreTestCase {
         // Nothing was written to a file named like the database.
         XCTAssertFalse(FileManager.default.fileExists(atPath: "file:\(name)?mode=memory&cache=shared"))
         XCTAssertFalse(FileManager.default.fileExists(atPath: name))
-        // An encrypted file may be backed up into an empty one: it is memory.
+        // An encrypted file may be backed up into an empty one: it is memory
+        // (SQLCipher 4 refuses, as for any unkeyed destination, and says so).
         let source = try makeSource()
         let encrypted = try DatabaseQueue(path: source.path, configuration: keyedConfiguration(passphrase: "secret"))
         let target = try DatabaseQueue(named: "copy-\(UUID().uuidString)")
+        guard SQLCipherLibrary.majorVersion < 4 else {
+            XCTAssertThrowsError(try encrypted.backup(to: target)) { error in
+                XCTAssertTrue("\(error)".contains("backup is not supported with encrypted databases"), "\(error)")
+            }
+            return
+        }
         try encrypted.backup(to: target)
         XCTAssertEqual(try names(target), ["Arthur", "Barbara"])
         // Into one that has pages, SQLite cannot make room for SQLCipher's

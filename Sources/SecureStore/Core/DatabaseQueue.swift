@@ -59,7 +59,9 @@ public final class DatabaseQueue: DatabaseWriter {
     /// let reader = try DatabaseQueue(named: "fixtures")   // the same database
     /// ```
     ///
-    /// SQLCipher does not encrypt memory: a key changes nothing here.
+    /// SQLCipher does not encrypt memory: a key keeps no page from being
+    /// plaintext here (SQLCipher 4 still wants one on a destination of
+    /// ``Database/backup(to:pagesPerStep:progress:)`` from an encrypted file).
     public convenience init(named name: String? = nil, configuration: Configuration = Configuration()) throws {
         try self.init(path: name.map { "file:\($0)?mode=memory&cache=shared" } ?? ":memory:", configuration: configuration)
     }
