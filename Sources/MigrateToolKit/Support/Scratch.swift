@@ -5,16 +5,15 @@ import SecureStore
 /// returns: where scratch databases and rehearsal copies go.
 enum ScratchDirectory {
     static func with<T>(in parent: String?, _ body: (URL) throws -> T) throws -> T {
-        let base = URL(fileURLWithPath: parent ?? NSTemporaryDirectory(), isDirectory: true)
-        let directory = base.appendingPathComponent("migrate-tool-scratch-\(UUID().uuidString)", isDirectory: true)
+        var created = false
         do {
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: false,
-                                                    attributes: [.posixPermissions: 0o700])
-        } catch {
-            throw ToolError(.cannotCreate, "cannot make a scratch directory in \(base.path): \(error.localizedDescription)")
+            return try PrivateFile.withTemporaryDirectory(in: parent, prefix: "migrate-tool-scratch-") { directory in
+                created = true
+                return try body(directory)
+            }
+        } catch let error as DatabaseError where !created {
+            throw ToolError(.cannotCreate, "cannot make a scratch directory in \(parent ?? NSTemporaryDirectory()): \(error.message ?? "\(error)")")
         }
-        defer { try? FileManager.default.removeItem(at: directory) }
-        return try body(directory)
     }
 }
 

@@ -169,13 +169,15 @@ package enum PrivateFile {
     }
 
     /// Runs `body` with a new directory of mode 0700 (`mkdtemp`, named
-    /// `prefix` and six random characters) in the temporary directory, and
-    /// removes the directory and what it holds afterwards, whatever `body` did.
-    package static func withTemporaryDirectory<T>(prefix: String, _ body: (URL) throws -> T) throws -> T {
-        var template = Array(URL(fileURLWithPath: NSTemporaryDirectory())
-            .appendingPathComponent(prefix + "XXXXXX").path.utf8CString)
+    /// `prefix` and six random characters) in `parent` (the temporary
+    /// directory by default), and removes the directory and what it holds
+    /// afterwards, whatever `body` did.
+    package static func withTemporaryDirectory<T>(in parent: String? = nil, prefix: String,
+                                                  _ body: (URL) throws -> T) throws -> T {
+        let base = parent ?? NSTemporaryDirectory()
+        var template = Array(URL(fileURLWithPath: base).appendingPathComponent(prefix + "XXXXXX").path.utf8CString)
         guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
-            throw error(errno, "cannot create a temporary directory in \(NSTemporaryDirectory())")
+            throw error(errno, "cannot create a temporary directory in \(base)")
         }
         let directory = URL(fileURLWithPath: String(cString: made), isDirectory: true)
         defer { try? FileManager.default.removeItem(at: directory) }
