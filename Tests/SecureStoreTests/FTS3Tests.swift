@@ -59,6 +59,34 @@ final class FTS3Tests: SecureStoreTestCase {
         }
     }
 
+    /// `NOT`, `AND` and `(` are operators of SQLite's enhanced query syntax
+    /// (`SQLITE_ENABLE_FTS3_PARENTHESIS`) and plain words of the standard
+    /// one, which Debian's SQLCipher builds use. A raw pattern is checked by
+    /// the library that will run it, so it is refused exactly when a query
+    /// with it would fail.
+    func testRawPatternsFollowTheQuerySyntaxOfTheLibrary() throws {
+        let (dbQueue, _) = try makeNotes()
+        let enhanced = try dbQueue.read { db in
+            try String.fetchAll(db, sql: "PRAGMA compile_options").contains("ENABLE_FTS3_PARENTHESIS")
+        }
+        try dbQueue.write { db in try Note(title: "Not", body: "not now").insert(db) }
+        // As words: "not" in the new note, "and" in the groceries, and "("
+        // is no word at all (an empty query).
+        for (raw, matches) in [("NOT", 1), ("AND", 1), ("(", 0)] {
+            let pattern = Result { try FTS3Pattern(rawPattern: raw) }
+            let query = Result { try dbQueue.read { db in
+                try Int.fetchOne(db, sql: "SELECT count(*) FROM note WHERE note MATCH ?", arguments: [raw])
+            } }
+            if enhanced {
+                XCTAssertThrowsError(try pattern.get(), raw)
+            } else {
+                XCTAssertEqual(try pattern.get().rawPattern, raw)
+                XCTAssertEqual(try query.get(), matches, "the word \(raw)")
+            }
+            XCTAssertEqual((try? pattern.get()) == nil, (try? query.get()) == nil, "the check and the query agree on \(raw)")
+        }
+    }
+
     /// A record of an FTS table writes its rowid through the container's
     /// column subscript, as GRDB's FTS records do.
     private struct Doc: FetchableRecord, PersistableRecord {

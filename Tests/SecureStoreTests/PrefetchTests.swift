@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import SecureStore
 import XCTest
 
@@ -102,7 +101,7 @@ final class PrefetchTests: SecureStoreTestCase {
                 """)
             for id in 1...20 { try Author(id: Int64(id), name: "Author \(id)").insert(db) }
         }
-        let booksFound = Mutex(0), errors = Mutex(0)
+        let booksFound = Locked(0), errors = Locked(0)
         DispatchQueue.concurrentPerform(iterations: 4) { _ in
             for _ in 0..<25 {
                 do {

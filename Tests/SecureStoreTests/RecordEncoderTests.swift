@@ -125,7 +125,7 @@ final class RecordEncoderTests: SecureStoreTestCase {
     }
 
     func testEncodingFromManyThreadsAtOnce() throws {
-        let results = Mutex(Array(repeating: false, count: 2000))
+        let results = Locked(Array(repeating: false, count: 2000))
         DispatchQueue.concurrentPerform(iterations: 2000) { i in
             let ok: Bool
             if i % 2 == 0 {
@@ -141,18 +141,5 @@ final class RecordEncoderTests: SecureStoreTestCase {
             results.withLock { $0[i] = ok }
         }
         XCTAssertEqual(results.withLock { $0.filter { !$0 }.count }, 0)
-    }
-}
-
-/// A lock around a value, for the threads of a test.
-private final class Mutex<Value>: @unchecked Sendable {
-    // @unchecked Sendable: every access goes through the lock.
-    private var value: Value
-    private let lock = NSLock()
-    init(_ value: Value) { self.value = value }
-    func withLock<R>(_ body: (inout Value) -> R) -> R {
-        lock.lock()
-        defer { lock.unlock() }
-        return body(&value)
     }
 }

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import SecureStore
 import XCTest
 
@@ -52,7 +51,7 @@ final class RowTests: SecureStoreTestCase {
     /// concurrent migrations; this test fails under `--sanitize=thread`
     /// without the fix).
     func testEmptyArraysFromCursorsOnManyThreadsAtOnce() throws {
-        let failures = Mutex(0)
+        let failures = Locked(0)
         DispatchQueue.concurrentPerform(iterations: 8) { _ in
             for _ in 0..<500 {
                 let rows = (try? Array(AnyCursor([Row]()))) ?? [Row()]

@@ -22,7 +22,7 @@ public final class DatabasePool: DatabaseWriter {
     /// The configuration of readers and snapshots.
     private let readerConfiguration: Configuration
     /// How many snapshots the pool made, for their labels.
-    private let snapshotCount = Mutex(0)
+    private let snapshotCount = Atomic<Int>(0)
     private let keyCache: DerivedKeyCache
     /// With ``Configuration/observesSuspensionNotifications``: suspends the
     /// writer (readers of a WAL file take no lock a writer waits on).
@@ -98,10 +98,7 @@ public final class DatabasePool: DatabaseWriter {
     /// program, as in GRDB: the snapshot could not see that transaction.
     public func makeSnapshot() throws -> DatabaseSnapshot {
         writer.preconditionNotInsideTransactionWhenOnQueue("makeSnapshot() must not be called from inside a transaction.")
-        let number = snapshotCount.withLock { count in
-            count += 1
-            return count
-        }
+        let number = snapshotCount.add(1, ordering: .relaxed).newValue
         return try DatabaseSnapshot(path: path, configuration: readerConfiguration,
                                     label: (configuration.label ?? "SecureStore.DatabasePool") + ".snapshot.\(number)")
     }

@@ -15,7 +15,7 @@ public typealias SQLiteStatement = OpaquePointer
 ///     }
 /// }
 /// ```
-public protocol DatabaseValueConvertible: SQLExpressible {
+public protocol DatabaseValueConvertible: SQLExpressible, StatementBinding {
     /// The value to store.
     var databaseValue: DatabaseValue { get }
 

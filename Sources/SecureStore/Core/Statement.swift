@@ -364,12 +364,8 @@ public final class Statement {
 
     private func bind(_ value: DatabaseValue, at index: CInt) -> CInt {
         switch value.storage {
-        case .null:
-            return sqlite3_bind_null(sqliteStatement, index)
-        case .int64(let int):
-            return sqlite3_bind_int64(sqliteStatement, index, int)
-        case .double(let double):
-            return sqlite3_bind_double(sqliteStatement, index, double)
+        case .null, .int64, .double:
+            return value.bind(to: sqliteStatement, at: index)
         case .string(let string):
             // The copy is never a nil pointer (which would bind NULL), even
             // for an empty string. A native string is read in place; only

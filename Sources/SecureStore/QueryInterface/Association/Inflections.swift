@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// The plurals and singulars that name associations: `book` ↔ `books`,
 /// `category` ↔ `categories`, `person` ↔ `people`.
@@ -205,7 +204,7 @@ extension Inflections {
         var singulars: [String: String] = [:]
     }
 
-    private static let current = Mutex(Current(inflections: .english))
+    private static let current = LockedValue(Current(inflections: .english))
 
     /// The rules of association keys and of everything else that inflects
     /// names: English, unless the app changes them (before it defines its
