@@ -43,6 +43,9 @@ final class ExamplesRunTests: XCTestCase {
         XCTAssertEqual(try openWithRawKey(at: path("raw.db"), key: key).read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM t") }, 0)
 
         _ = try gettingStarted(path: path("app.db"))
+        // SQLCipher 3's 64,000 SHA-1 iterations are weak; SQLCipher 4's 256,000 SHA-512 are not.
+        XCTAssertEqual(try hasWeakKeyDerivation(try openDatabase(at: path("app.db"), passphrase: "correct horse battery staple")),
+                       SQLCipherLibrary.majorVersion < 4)
         try changeKey(of: try openDatabase(at: path("app.db"), passphrase: "correct horse battery staple"), to: "second")
         try rotateFileKey(at: path("app.db"), from: "second", to: "third")
         XCTAssertThrowsError(try checkFile(at: path("app.db"), passphrase: "second"))

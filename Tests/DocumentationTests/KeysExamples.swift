@@ -42,3 +42,12 @@ func checkFile(at path: String, passphrase: String) throws -> Bool {
     let report = try Cipher.verify(at: path, key: CipherKey(passphrase: passphrase))
     return report.isOK
 }
+
+func hasWeakKeyDerivation(_ dbQueue: DatabaseQueue) throws -> Bool {
+    let strength = try dbQueue.read { db in
+        try db.cipherSettings.map(KeyDerivationStrength.init)
+    }
+    guard let strength, strength.isWeak else { return false }
+    print(strength)  // weak: PBKDF2-HMAC-SHA1, 64,000 iterations; guidance 1,300,000
+    return true
+}

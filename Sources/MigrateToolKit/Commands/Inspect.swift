@@ -77,6 +77,8 @@ struct InspectReport: Codable {
     var sqlcipherVersion: String
     var sqliteVersion: String
     var cipherSettings: CipherSettingsReport?
+    /// The key derivation against OWASP's guidance; nil without a key.
+    var keyDerivation: KeyDerivationReport?
     var pageCount: Int
     var pageSize: Int
     var userVersion: Int
@@ -92,6 +94,11 @@ struct InspectReport: Codable {
         sqlcipherVersion = try db.cipherVersion
         sqliteVersion = Database.sqliteLibVersion
         cipherSettings = try CipherSettingsReport(db)
+        if let settings = try db.cipherSettings {
+            var rawKey = false
+            if case .rawKey = key?.key.material { rawKey = true }
+            keyDerivation = KeyDerivationReport(settings, rawKey: rawKey, database: path)
+        }
         pageCount = try Int.fetchOne(db, sql: "PRAGMA page_count") ?? 0
         pageSize = try Int.fetchOne(db, sql: "PRAGMA page_size") ?? 0
         userVersion = try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0
@@ -124,6 +131,9 @@ struct InspectReport: Codable {
         Output.line("SQLCipher:      \(sqlcipherVersion) on SQLite \(sqliteVersion)")
         if let cipherSettings {
             Output.line("cipher:         \(cipherSettings.text)")
+        }
+        if let keyDerivation {
+            Output.line("key derivation: \(keyDerivation.summary)")
         }
         Output.line("pages:          \(pageCount) x \(pageSize) bytes, journal \(journalMode), user_version \(userVersion)")
         Output.line("migrations:     \(migrations.applied.count) applied")
