@@ -31,10 +31,14 @@ let package = Package(
             pkgConfig: "sqlcipher",
             providers: [.apt(["libsqlcipher-dev", "libssl-dev"])]
         ),
+        // prctl(2), which Swift cannot call (it is variadic): keeps key
+        // material out of core dumps and away from debuggers.
+        .target(name: "CProcessControl"),
         .target(
             name: "SecureStore",
             dependencies: [
                 "CSQLCipher",
+                "CProcessControl",
                 .product(name: "OrderedCollections", package: "swift-collections"),
             ]
         ),

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what SecureStore needs from Debian's packages, if it is missing:
 # SQLCipher's headers and library, OpenSSL's headers, the sqlcipher and sqlite3 CLIs (used by
-# the tests as independent clients), pkg-config, Python's venv.
+# the tests as independent clients), pkg-config, Python's venv, and for the
+# key-hygiene tests a C compiler, gdb (gcore) and util-linux's setpriv.
 set -euo pipefail
 
 missing=()
@@ -15,6 +16,11 @@ command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
 # client (scripts/python-sqlcipher.sh) lives in a virtual environment.
 command -v python3 >/dev/null 2>&1 || missing+=(python3)
 python3 -c 'import ensurepip, venv' >/dev/null 2>&1 || missing+=(python3-venv)
+# CoreDumpTests: a C baseline (cc), cores of running processes (gcore);
+# ProcessHygieneTests: processes without capabilities (setpriv).
+command -v cc >/dev/null 2>&1 || missing+=(gcc libc6-dev)
+command -v gcore >/dev/null 2>&1 || missing+=(gdb)
+command -v setpriv >/dev/null 2>&1 || missing+=(util-linux)
 [ ${#missing[@]} -eq 0 ] && exit 0
 
 echo "Installing: ${missing[*]}" >&2

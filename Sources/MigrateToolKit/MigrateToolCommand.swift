@@ -42,7 +42,15 @@ public struct MigrateToolCommand: ParsableCommand {
 
     /// Runs the tool with an app's own migrations (and its own name).
     /// `--migrations` then adds SQL files after them, and becomes optional.
+    ///
+    /// First of all, before any key is read, the process is made
+    /// non-dumpable, with no core file (`ProcessProtection.enable()`).
     public static func main(migrator: DatabaseMigrator?, commandName: String) -> Never {
+        do {
+            try ProcessProtection.enable()
+        } catch {
+            FileHandle.standardError.write(Data("\(commandName): warning: cannot keep this process out of core dumps and debuggers (\(error))\n".utf8))
+        }
         ToolContext.set(migrator: migrator, commandName: commandName)
         main()
         Foundation.exit(0)

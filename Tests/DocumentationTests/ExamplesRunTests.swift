@@ -42,6 +42,14 @@ final class ExamplesRunTests: XCTestCase {
         try raw.close()
         XCTAssertEqual(try openWithRawKey(at: path("raw.db"), key: key).read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM t") }, 0)
 
+        setenv("APP_DB_PASSPHRASE", "from the environment", 1)
+        let fromEnvironment = try openWithAKeyFromTheEnvironment(at: path("env.db"))
+        try fromEnvironment.write { db in try db.execute(sql: "CREATE TABLE t (a)") }
+        XCTAssertNil(getenv("APP_DB_PASSPHRASE"), "taken out of the environment")
+        try fromEnvironment.close()
+        XCTAssertTrue(try checkFile(at: path("env.db"), passphrase: "from the environment"))
+        XCTAssertThrowsError(try openWithAKeyFromTheEnvironment(at: path("env.db")))
+
         _ = try gettingStarted(path: path("app.db"))
         // SQLCipher 3's 64,000 SHA-1 iterations are weak; SQLCipher 4's 256,000 SHA-512 are not.
         XCTAssertEqual(try hasWeakKeyDerivation(try openDatabase(at: path("app.db"), passphrase: "correct horse battery staple")),

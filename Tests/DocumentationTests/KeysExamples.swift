@@ -51,3 +51,17 @@ func hasWeakKeyDerivation(_ dbQueue: DatabaseQueue) throws -> Bool {
     print(strength)  // weak: PBKDF2-HMAC-SHA1, 64,000 iterations; guidance 1,300,000
     return true
 }
+
+func openWithAKeyFromTheEnvironment(at path: String) throws -> DatabaseQueue {
+    guard let passphrase = SecretBytes.takingEnvironmentVariable("APP_DB_PASSPHRASE") else {
+        throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "APP_DB_PASSPHRASE is not set")
+    }
+    var config = Configuration()
+    config.prepareDatabase { db in try db.usePassphrase(passphrase) }
+    return try DatabaseQueue(path: path, configuration: config)
+}
+
+// Compiled, not run by the tests: it would change the test process for good.
+func protectThisServer() throws {
+    try ProcessProtection.enable()
+}

@@ -79,9 +79,9 @@ struct KeyFileFuzzTests {
                 // A parsed file has at least one key, each with one source.
                 #expect(!file.keyNames.isEmpty)
                 for entry in file.entries {
-                    let sources = [entry.passphrase != nil, entry.rawHex != nil, entry.environmentVariable != nil]
+                    let sources = [entry.passphrase != nil, entry.rawKey != nil, entry.environmentVariable != nil]
                     #expect(sources.filter { $0 }.count == 1)
-                    if let raw = entry.rawHex { #expect(DatabaseKey.hexBytes(raw)?.count == 32) }
+                    if let raw = entry.rawKey { #expect(raw.count == 32) }
                     if let size = entry.settings.pageSize { #expect(size >= 512 && size <= 65536 && size & (size - 1) == 0) }
                     if let iterations = entry.settings.kdfIterations { #expect(iterations > 0) }
                 }
@@ -101,7 +101,7 @@ struct KeyFileFuzzTests {
             var builder = InputBuilder(state: seed)
             let bytes = builder.piece(keyFileLines)
             do {
-                let key = try DatabaseKey.fromText(bytes, origin: "fuzz")
+                let key = try DatabaseKey.fromText(SecretBytes(bytes), origin: "fuzz")
                 #expect("\(key)".contains(secretMark) == false)
             } catch let error as ToolError {
                 #expect(!error.message.contains(secretMark))

@@ -22,6 +22,53 @@ final class SecretBytesTests: XCTestCase {
     }
 }
 
+extension SecretBytesTests {
+    /// The kernel's own view of the pages (`/proc/self/smaps`): locked in
+    /// RAM (`lo`) and left out of core dumps (`dd`).
+    func testThePagesAreLockedAndLeftOutOfCoreDumps() throws {
+        let secret = SecretBytes(capacity: 100) { buffer in
+            buffer.initializeMemory(as: UInt8.self, repeating: 0x5a)
+            return 100
+        }
+        XCTAssertEqual(secret.count, 100)
+        XCTAssertTrue(secret.isLockedInMemory)
+        XCTAssertTrue(secret.isExcludedFromCoreDumps)
+        let address = secret.withUnsafeBytes { UInt(bitPattern: $0.baseAddress) }
+        // Read to the end: a /proc file reports a size of 0.
+        let handle = try XCTUnwrap(FileHandle(forReadingAtPath: "/proc/self/smaps"))
+        let smaps = String(decoding: handle.readDataToEndOfFile(), as: UTF8.self)
+        try handle.close()
+        var flags: [Substring]?
+        var inMapping = false
+        for line in smaps.split(separator: "\n") {
+            if let dash = line.firstIndex(of: "-"), let space = line.firstIndex(of: " "), dash < space,
+               let start = UInt(line[..<dash], radix: 16), let end = UInt(line[line.index(after: dash)..<space], radix: 16) {
+                inMapping = (start..<end).contains(address)
+            } else if inMapping, line.hasPrefix("VmFlags:") {
+                flags = line.dropFirst("VmFlags:".count).split(separator: " ")
+            }
+        }
+        let found = try XCTUnwrap(flags, "no mapping holds the secret")
+        XCTAssertTrue(found.contains("dd"), "not left out of core dumps: \(found)")
+        XCTAssertTrue(found.contains("lo"), "not locked: \(found)")
+        withExtendedLifetime(secret) {}
+    }
+
+    /// A variable taken from the environment: its bytes, then zeros where
+    /// the environment held them, and no variable.
+    func testTakingAnEnvironmentVariable() throws {
+        setenv("SECURESTORE_TEST_SECRET", "environment secret", 1)
+        let held = try XCTUnwrap(getenv("SECURESTORE_TEST_SECRET"))
+        let secret = try XCTUnwrap(SecretBytes.takingEnvironmentVariable("SECURESTORE_TEST_SECRET"))
+        XCTAssertEqual(secret.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }, "environment secret")
+        XCTAssertNil(getenv("SECURESTORE_TEST_SECRET"))
+        XCTAssertNil(ProcessInfo.processInfo.environment["SECURESTORE_TEST_SECRET"])
+        // glibc keeps the string setenv made: the value's bytes are zeros now.
+        XCTAssertTrue(UnsafeRawBufferPointer(start: held, count: 18).allSatisfy { $0 == 0 })
+        XCTAssertNil(SecretBytes.takingEnvironmentVariable("SECURESTORE_TEST_SECRET"), "gone")
+    }
+}
+
 private final class Observed: @unchecked Sendable {
     var storages: [[UInt8]] = []
 }

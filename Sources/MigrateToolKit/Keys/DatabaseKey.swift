@@ -21,33 +21,40 @@ public struct DatabaseKey: Sendable, CustomStringConvertible {
     }
 
     /// A passphrase, or a raw key when the text is SQLCipher's
-    /// `x'<64 hex digits>'` form.
-    static func fromText(_ text: [UInt8], origin: String) throws -> DatabaseKey {
+    /// `x'<64 hex digits>'` form. The text stays in its protected memory
+    /// (a passphrase), or is decoded into new protected memory (a raw key).
+    static func fromText(_ text: SecretBytes, origin: String) throws -> DatabaseKey {
         guard !text.isEmpty else { throw ToolError(.configuration, "\(origin): the key is empty") }
-        if let raw = rawKey(fromBlobLiteral: text) {
-            return DatabaseKey(key: CipherKey(material: .rawKey(SecretBytes(raw))), origin: origin)
+        if let raw = text.withUnsafeBytes({ rawKey(fromBlobLiteral: $0) }) {
+            return DatabaseKey(key: CipherKey(material: .rawKey(raw)), origin: origin)
         }
-        return DatabaseKey(key: CipherKey(material: .passphrase(SecretBytes(text))), origin: origin)
+        return DatabaseKey(key: CipherKey(material: .passphrase(text)), origin: origin)
     }
 
-    /// `x'...'` with 64 hex digits, as SQLCipher spells raw keys.
-    static func rawKey(fromBlobLiteral text: [UInt8]) -> [UInt8]? {
+    /// `x'...'` with 64 hex digits, as SQLCipher spells raw keys, decoded
+    /// into protected memory.
+    static func rawKey(fromBlobLiteral text: UnsafeRawBufferPointer) -> SecretBytes? {
         guard text.count == 67, text[0] == UInt8(ascii: "x") || text[0] == UInt8(ascii: "X"),
               text[1] == UInt8(ascii: "'"), text[66] == UInt8(ascii: "'")
         else { return nil }
-        return hexBytes(Array(text[2..<66]))
+        return hexKey(UnsafeRawBufferPointer(rebasing: text[2..<66]))
     }
 
-    /// 64 hex digits as 32 bytes, or nil.
-    static func hexBytes(_ digits: [UInt8]) -> [UInt8]? {
+    /// 64 hex digits as a 32-byte key in protected memory, or nil.
+    static func hexKey(_ digits: UnsafeRawBufferPointer) -> SecretBytes? {
         guard digits.count == 64 else { return nil }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(32)
-        for pairStart in stride(from: 0, to: 64, by: 2) {
-            guard let high = hexValue(digits[pairStart]), let low = hexValue(digits[pairStart + 1]) else { return nil }
-            bytes.append(high << 4 | low)
+        var valid = true
+        let key = SecretBytes(capacity: 32) { bytes in
+            for index in 0..<32 {
+                guard let high = hexValue(digits[2 * index]), let low = hexValue(digits[2 * index + 1]) else {
+                    valid = false
+                    return 0
+                }
+                bytes[index] = high << 4 | low
+            }
+            return 32
         }
-        return bytes
+        return valid ? key : nil
     }
 
     private static func hexValue(_ digit: UInt8) -> UInt8? {
@@ -60,8 +67,12 @@ public struct DatabaseKey: Sendable, CustomStringConvertible {
     }
 
     /// A configuration that keys every connection with this key.
+    /// On SQLCipher 4, with `cipher_memory_security` on: SQLCipher wipes
+    /// the memory it frees (on SQLCipher 3 it always does).
     public func configuration(readonly: Bool = false) -> Configuration {
-        key.configuration(readonly: readonly)
+        var configuration = key.configuration(readonly: readonly)
+        configuration.cipherMemorySecurity = SQLCipherLibrary.majorVersion >= 4
+        return configuration
     }
 
     /// Where the key came from, never the key.

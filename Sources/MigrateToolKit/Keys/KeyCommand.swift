@@ -1,4 +1,5 @@
 import Foundation
+import SecureStore
 
 /// A key printed by a command of the operator's (`pass show app/db`, `vault
 /// kv get -field=key secret/app`, `sops -d key.enc`, a KMS or TPM helper):
@@ -43,13 +44,11 @@ struct KeyCommand {
         self.timeout = timeout
     }
 
-    /// Variables that held a key earlier in this run: never passed on.
-    nonisolated(unsafe) static var keyVariables: Set<String> = []
-    private static let lock = NSLock()
-    static func remember(keyVariable name: String) { lock.withLock { _ = keyVariables.insert(name) } }
-
-    /// The command's output, the key's bytes.
-    func run() throws -> [UInt8] {
+    /// The command's output, the key's bytes, read from the pipe straight
+    /// into protected memory. Variables taken out of the environment for a
+    /// key of this run (see ``SecretInput``) are gone from the environment
+    /// the command inherits.
+    func run() throws -> SecretBytes {
         let name = arguments[0]
         guard let executable = Self.locate(name) else {
             throw ToolError(.configuration, "\(label): no executable \(name) (give a path, or put it in PATH)")
@@ -57,8 +56,6 @@ struct KeyCommand {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = Array(arguments.dropFirst())
-        let hidden = Self.lock.withLock { Self.keyVariables }
-        process.environment = ProcessInfo.processInfo.environment.filter { !hidden.contains($0.key) }
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
@@ -69,11 +66,13 @@ struct KeyCommand {
             throw ToolError(.configuration, "\(label): cannot run \(executable): \(error.localizedDescription)")
         }
         /// The output, read on another thread so that the wait can time out.
-        final class Output: @unchecked Sendable { var data = Data() }
+        final class Output: @unchecked Sendable { var bytes: Result<SecretBytes, any Error>? }
         let read = Output()
         let finished = DispatchSemaphore(value: 0)
+        let descriptor = output.fileHandleForReading.fileDescriptor
+        let what = label
         DispatchQueue.global().async {
-            read.data = output.fileHandleForReading.readDataToEndOfFile()
+            read.bytes = Result { try SecretInput.read(descriptor: descriptor, what: what) }
             finished.signal()
         }
         if finished.wait(timeout: .now() + timeout) == .timedOut {
@@ -83,14 +82,10 @@ struct KeyCommand {
             throw ToolError(.configuration, "\(label): \(name) did not finish within \(Int(timeout)) seconds")
         }
         process.waitUntilExit()
-        var data = read.data
-        defer { data.resetBytes(in: 0..<data.count); read.data.resetBytes(in: 0..<read.data.count) }
         guard process.terminationStatus == 0 else {
             throw ToolError(.configuration, "\(label): \(name) exited with status \(process.terminationStatus)")
         }
-        var bytes = [UInt8](data)
-        if bytes.last == UInt8(ascii: "\n") { bytes.removeLast() }
-        if bytes.last == UInt8(ascii: "\r") { bytes.removeLast() }
+        let bytes = try read.bytes!.get()
         guard !bytes.isEmpty else { throw ToolError(.configuration, "\(label): \(name) printed no key") }
         return bytes
     }

@@ -32,15 +32,17 @@ public struct KeyFile: Sendable {
     struct Entry: Sendable {
         var name: String
         var line: Int
-        var passphrase: [UInt8]?
-        var rawHex: [UInt8]?
+        /// In protected memory, as the file's bytes were read.
+        var passphrase: SecretBytes?
+        /// The 32 bytes of `raw`, decoded into protected memory.
+        var rawKey: SecretBytes?
         var environmentVariable: String?
         var command: String?
         var commandTimeout: Double = 30
         var settings = CipherSettings()
 
         var sourceCount: Int {
-            [passphrase != nil, rawHex != nil, environmentVariable != nil, command != nil].filter { $0 }.count
+            [passphrase != nil, rawKey != nil, environmentVariable != nil, command != nil].filter { $0 }.count
         }
     }
 
@@ -51,13 +53,20 @@ public struct KeyFile: Sendable {
     public var keyNames: [String] { entries.map(\.name) }
 
     /// Reads a key file, refusing one that group or others can read (as ssh
-    /// does with private keys).
+    /// does with private keys). The file is read straight into protected
+    /// memory (`SecretBytes`), and each key is copied from there into
+    /// protected memory of its own.
     public static func load(path: String) throws -> KeyFile {
-        var info = stat()
-        guard stat(path, &info) == 0 else {
-            throw ToolError(.configuration, "key file \(path): no such file")
+        // O_NONBLOCK: opening a FIFO must not wait for a writer (it is
+        // refused below, as anything but a regular file is).
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        guard descriptor >= 0 else {
+            if errno == ENOENT { throw ToolError(.configuration, "key file \(path): no such file") }
+            throw ToolError(.configuration, "key file \(path): cannot be read (\(String(cString: strerror(errno))))")
         }
-        guard info.st_mode & S_IFMT == S_IFREG else {
+        defer { close(descriptor) }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
             throw ToolError(.configuration, "key file \(path): not a regular file")
         }
         let loosePermissions = info.st_mode & 0o077
@@ -66,98 +75,21 @@ public struct KeyFile: Sendable {
             throw ToolError(.configuration,
                             "key file \(path) is readable by group or others (mode \(mode)); it must be private: run chmod 600 \(path)")
         }
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw ToolError(.configuration, "key file \(path): cannot be read")
-        }
-        var bytes = [UInt8](data)
-        defer { for index in bytes.indices { bytes[index] = 0 } }
-        return try parse(bytes, path: path)
+        return try parse(try SecretInput.read(descriptor: descriptor, what: "key file \(path)"), path: path)
     }
 
     /// Parses key file text. Errors name the line, never a value.
     static func parse(_ bytes: [UInt8], path: String) throws -> KeyFile {
-        var entries: [Entry] = []
-        let lines = bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
-        for (index, rawLine) in lines.enumerated() {
-            let lineNumber = index + 1
-            let line = trim(Array(rawLine))
-            func fail(_ reason: String) -> ToolError {
-                ToolError(.configuration, "key file \(path):\(lineNumber): \(reason)")
-            }
-            if line.isEmpty || line.first == UInt8(ascii: "#") { continue }
-            if line.first == UInt8(ascii: "[") {
-                guard line.last == UInt8(ascii: "]"), line.count > 2 else { throw fail("a key name is written [name]") }
-                let name = String(decoding: trim(Array(line.dropFirst().dropLast())), as: UTF8.self)
-                guard !name.isEmpty, !name.contains(where: { $0.isWhitespace }) else {
-                    throw fail("a key name cannot be empty or hold spaces")
-                }
-                guard !entries.contains(where: { $0.name == name }) else { throw fail("key [\(name)] is defined twice") }
-                entries.append(Entry(name: name, line: lineNumber))
-                continue
-            }
-            guard let equals = line.firstIndex(of: UInt8(ascii: "=")) else {
-                throw fail("expected `setting = value` or `[name]`")
-            }
-            guard !entries.isEmpty else { throw fail("a setting comes before the first [name]") }
-            let setting = String(decoding: trim(Array(line[..<equals])), as: UTF8.self)
-            let value = unquote(trim(Array(line[(equals + 1)...])))
-            guard !value.isEmpty else { throw fail("a setting has no value") }
-            var entry = entries.removeLast()
-            switch setting {
-            case "passphrase":
-                entry.passphrase = value
-            case "raw":
-                guard DatabaseKey.hexBytes(value) != nil else { throw fail("raw must be 64 hex digits (a 256-bit key)") }
-                entry.rawHex = value
-            case "env":
-                entry.environmentVariable = String(decoding: value, as: UTF8.self)
-            case "command":
-                let text = String(decoding: value, as: UTF8.self)
-                do {
-                    _ = try KeyCommand(text, timeout: 1, label: "command")
-                } catch let error as ToolError {
-                    throw fail(error.message)
-                }
-                entry.command = text
-            case "command_timeout":
-                guard let seconds = Double(String(decoding: value, as: UTF8.self)), seconds > 0 else {
-                    throw fail("command_timeout must be a positive number of seconds")
-                }
-                entry.commandTimeout = seconds
-            case "kdf_iter":
-                guard let number = Int(String(decoding: value, as: UTF8.self)), number > 0 else {
-                    throw fail("kdf_iter must be a positive number")
-                }
-                entry.settings.kdfIterations = number
-            case "page_size":
-                guard let number = Int(String(decoding: value, as: UTF8.self)), number >= 512, number <= 65536,
-                      number & (number - 1) == 0
-                else { throw fail("page_size must be a power of two from 512 to 65536") }
-                entry.settings.pageSize = number
-            case "compatibility":
-                guard let number = Int(String(decoding: value, as: UTF8.self)), (1...4).contains(number) else {
-                    throw fail("compatibility must be 1, 2, 3 or 4 (the SQLCipher version whose settings the file has)")
-                }
-                entry.settings.compatibility = number
-            default:
-                // Echo the name only when it looks like one: a line such as
-                // `my secret = x` must not put its left side in a log.
-                let looksLikeAName = setting.count <= 32 && setting.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }
-                let shown = looksLikeAName ? "\"\(setting)\"" : "on this line"
-                throw fail("unknown setting \(shown) (expected passphrase, raw, env, command, command_timeout, kdf_iter, page_size or compatibility)")
-            }
-            guard entry.sourceCount <= 1 else { throw fail("key [\(entry.name)] has more than one of passphrase, raw, env and command") }
-            entries.append(entry)
-        }
-        for entry in entries where entry.sourceCount == 0 {
-            throw ToolError(.configuration, "key file \(path):\(entry.line): key [\(entry.name)] has no passphrase, raw, env or command")
-        }
-        guard !entries.isEmpty else { throw ToolError(.configuration, "key file \(path): no key in the file") }
-        return KeyFile(path: path, entries: entries)
+        try parse(SecretBytes(bytes), path: path)
+    }
+
+    /// Parses key file text kept in protected memory.
+    static func parse(_ text: SecretBytes, path: String) throws -> KeyFile {
+        try text.withUnsafeBytes { try Parser(text: $0, path: path).parse() }
     }
 
     /// The named key, or the first one.
-    public func key(named name: String?, environment: [String: String]) throws -> DatabaseKey {
+    public func key(named name: String?) throws -> DatabaseKey {
         let entry: Entry
         if let name {
             guard let found = entries.first(where: { $0.name == name }) else {
@@ -171,36 +103,146 @@ public struct KeyFile: Sendable {
         let origin = "key file \(path), key [\(entry.name)]"
         var key: DatabaseKey
         if let passphrase = entry.passphrase {
-            key = DatabaseKey(key: CipherKey(material: .passphrase(SecretBytes(passphrase))), origin: origin)
-        } else if let rawHex = entry.rawHex, let raw = DatabaseKey.hexBytes(rawHex) {
-            key = DatabaseKey(key: CipherKey(material: .rawKey(SecretBytes(raw))), origin: origin)
+            key = DatabaseKey(key: CipherKey(material: .passphrase(passphrase)), origin: origin)
+        } else if let raw = entry.rawKey {
+            key = DatabaseKey(key: CipherKey(material: .rawKey(raw)), origin: origin)
         } else if let variable = entry.environmentVariable {
-            guard let value = environment[variable], !value.isEmpty else {
+            guard let value = SecretInput.environmentVariable(variable), !value.isEmpty else {
                 throw ToolError(.configuration, "\(origin): environment variable \(variable) is not set")
             }
-            key = try DatabaseKey.fromText(Array(value.utf8), origin: origin)
+            key = try DatabaseKey.fromText(value, origin: origin)
         } else if let command = entry.command {
-            var bytes = try KeyCommand(command, timeout: entry.commandTimeout, label: "\(origin): command").run()
-            defer { for index in bytes.indices { bytes[index] = 0 } }
-            key = try DatabaseKey.fromText(bytes, origin: origin)
+            key = try DatabaseKey.fromText(try KeyCommand(command, timeout: entry.commandTimeout, label: "\(origin): command").run(),
+                                           origin: origin)
         } else {
             throw ToolError(.configuration, "\(origin) has no key material")
         }
         key.cipherSettings = entry.settings
         return key
     }
+}
 
-    private static func trim(_ bytes: [UInt8]) -> [UInt8] {
-        let isSpace: (UInt8) -> Bool = { $0 == 32 || $0 == 9 || $0 == 13 }
-        guard let start = bytes.firstIndex(where: { !isSpace($0) }),
-              let end = bytes.lastIndex(where: { !isSpace($0) }) else { return [] }
-        return Array(bytes[start...end])
+/// The parser of a key file's bytes, which it reads in place: a value is
+/// copied only into protected memory (a passphrase or raw key) or, for the
+/// settings that are not secret, into a string.
+private struct Parser {
+    let text: UnsafeRawBufferPointer
+    let path: String
+
+    func parse() throws -> KeyFile {
+        var entries: [Entry] = []
+        var lineStart = 0
+        var lineNumber = 0
+        while lineStart <= text.count {
+            let lineEnd = text[lineStart...].firstIndex(of: UInt8(ascii: "\n")) ?? text.count
+            lineNumber += 1
+            try read(line: trim(lineStart..<lineEnd), number: lineNumber, into: &entries)
+            lineStart = lineEnd + 1
+        }
+        for entry in entries where entry.sourceCount == 0 {
+            throw ToolError(.configuration, "key file \(path):\(entry.line): key [\(entry.name)] has no passphrase, raw, env or command")
+        }
+        guard !entries.isEmpty else { throw ToolError(.configuration, "key file \(path): no key in the file") }
+        return KeyFile(path: path, entries: entries)
     }
 
-    private static func unquote(_ bytes: [UInt8]) -> [UInt8] {
-        if bytes.count >= 2, bytes.first == UInt8(ascii: "\""), bytes.last == UInt8(ascii: "\"") {
-            return Array(bytes.dropFirst().dropLast())
+    typealias Entry = KeyFile.Entry
+
+    private func read(line: Range<Int>, number lineNumber: Int, into entries: inout [Entry]) throws {
+        func fail(_ reason: String) -> ToolError {
+            ToolError(.configuration, "key file \(path):\(lineNumber): \(reason)")
         }
-        return bytes
+        if line.isEmpty || text[line.lowerBound] == UInt8(ascii: "#") { return }
+        if text[line.lowerBound] == UInt8(ascii: "[") {
+            guard text[line.upperBound - 1] == UInt8(ascii: "]"), line.count > 2 else { throw fail("a key name is written [name]") }
+            let name = string(trim(line.lowerBound + 1..<line.upperBound - 1))
+            guard !name.isEmpty, !name.contains(where: { $0.isWhitespace }) else {
+                throw fail("a key name cannot be empty or hold spaces")
+            }
+            guard !entries.contains(where: { $0.name == name }) else { throw fail("key [\(name)] is defined twice") }
+            entries.append(Entry(name: name, line: lineNumber))
+            return
+        }
+        guard let equals = text[line].firstIndex(of: UInt8(ascii: "=")) else {
+            throw fail("expected `setting = value` or `[name]`")
+        }
+        guard !entries.isEmpty else { throw fail("a setting comes before the first [name]") }
+        let setting = trim(line.lowerBound..<equals)
+        let value = unquote(trim(equals + 1..<line.upperBound))
+        guard !value.isEmpty else { throw fail("a setting has no value") }
+        var entry = entries.removeLast()
+        switch settingName(setting) {
+        case "passphrase":
+            entry.passphrase = SecretBytes(text[value])
+        case "raw":
+            guard let key = DatabaseKey.hexKey(UnsafeRawBufferPointer(rebasing: text[value])) else {
+                throw fail("raw must be 64 hex digits (a 256-bit key)")
+            }
+            entry.rawKey = key
+        case "env":
+            entry.environmentVariable = string(value)
+        case "command":
+            let command = string(value)
+            do {
+                _ = try KeyCommand(command, timeout: 1, label: "command")
+            } catch let error as ToolError {
+                throw fail(error.message)
+            }
+            entry.command = command
+        case "command_timeout":
+            guard let seconds = Double(string(value)), seconds > 0 else {
+                throw fail("command_timeout must be a positive number of seconds")
+            }
+            entry.commandTimeout = seconds
+        case "kdf_iter":
+            guard let number = Int(string(value)), number > 0 else { throw fail("kdf_iter must be a positive number") }
+            entry.settings.kdfIterations = number
+        case "page_size":
+            guard let number = Int(string(value)), number >= 512, number <= 65536, number & (number - 1) == 0 else {
+                throw fail("page_size must be a power of two from 512 to 65536")
+            }
+            entry.settings.pageSize = number
+        case "compatibility":
+            guard let number = Int(string(value)), (1...4).contains(number) else {
+                throw fail("compatibility must be 1, 2, 3 or 4 (the SQLCipher version whose settings the file has)")
+            }
+            entry.settings.compatibility = number
+        case let name:
+            // Echo the name only when it looks like one: a line such as
+            // `my secret = x` must not put its left side in a log.
+            let shown = name.map { "\"\($0)\"" } ?? "on this line"
+            throw fail("unknown setting \(shown) (expected passphrase, raw, env, command, command_timeout, kdf_iter, page_size or compatibility)")
+        }
+        guard entry.sourceCount <= 1 else { throw fail("key [\(entry.name)] has more than one of passphrase, raw, env and command") }
+        entries.append(entry)
+    }
+
+    /// The setting's name when it looks like one (32 ASCII letters, digits
+    /// or underscores at most), else nil: the left side of a mistyped line
+    /// may be a secret, and is never made a string.
+    private func settingName(_ range: Range<Int>) -> String? {
+        guard !range.isEmpty, range.count <= 32, text[range].allSatisfy({ byte in
+            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
+                || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "_")
+        }) else { return nil }
+        return string(range)
+    }
+
+    private func string(_ range: Range<Int>) -> String {
+        String(decoding: UnsafeRawBufferPointer(rebasing: text[range]), as: UTF8.self)
+    }
+
+    private func trim(_ range: Range<Int>) -> Range<Int> {
+        let isSpace: (UInt8) -> Bool = { $0 == 32 || $0 == 9 || $0 == 13 }
+        guard let start = text[range].firstIndex(where: { !isSpace($0) }),
+              let end = text[range].lastIndex(where: { !isSpace($0) }) else { return range.lowerBound..<range.lowerBound }
+        return start..<end + 1
+    }
+
+    private func unquote(_ range: Range<Int>) -> Range<Int> {
+        if range.count >= 2, text[range.lowerBound] == UInt8(ascii: "\""), text[range.upperBound - 1] == UInt8(ascii: "\"") {
+            return range.lowerBound + 1..<range.upperBound - 1
+        }
+        return range
     }
 }

@@ -95,43 +95,27 @@ struct KeySources {
     func resolve() throws -> DatabaseKey? {
         var key: DatabaseKey
         if let file {
-            key = try KeyFile.load(path: file).key(named: name, environment: ProcessInfo.processInfo.environment)
+            key = try KeyFile.load(path: file).key(named: name)
         } else if let variable = environmentVariable {
-            guard let value = ProcessInfo.processInfo.environment[variable], !value.isEmpty else {
+            guard let value = SecretInput.environmentVariable(variable), !value.isEmpty else {
                 throw ToolError(.configuration, "environment variable \(variable) is not set or empty")
             }
-            key = try DatabaseKey.fromText(Array(value.utf8), origin: "environment variable \(variable)")
-            KeyCommand.remember(keyVariable: variable)
+            key = try DatabaseKey.fromText(value, origin: "environment variable \(variable)")
         } else if standardInput {
-            guard let line = readLine(strippingNewline: true) else {
-                throw ToolError(.configuration, "standard input is empty: no key")
-            }
-            key = try DatabaseKey.fromText(Array(line.utf8), origin: "standard input")
+            let line = try SecretInput.read(descriptor: STDIN_FILENO, what: "standard input", line: true)
+            guard !line.isEmpty else { throw ToolError(.configuration, "standard input is empty: no key") }
+            key = try DatabaseKey.fromText(line, origin: "standard input")
         } else if let descriptor {
-            key = try DatabaseKey.fromText(try Self.read(descriptor: descriptor), origin: "file descriptor \(descriptor)")
+            let bytes = SecretInput.withoutTrailingNewline(
+                try SecretInput.read(descriptor: descriptor, what: "--key-fd \(descriptor)"), all: true)
+            key = try DatabaseKey.fromText(bytes, origin: "file descriptor \(descriptor)")
         } else if let command {
-            var bytes = try command.run()
-            defer { for index in bytes.indices { bytes[index] = 0 } }
-            key = try DatabaseKey.fromText(bytes, origin: "the output of \(command.arguments[0])")
+            key = try DatabaseKey.fromText(try command.run(), origin: "the output of \(command.arguments[0])")
         } else {
             return nil
         }
         key.cipherSettings = settings.resolved(over: key.cipherSettings)
         return key
-    }
-
-    private static func read(descriptor: Int32) throws -> [UInt8] {
-        var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let count = buffer.withUnsafeMutableBytes { Foundation.read(descriptor, $0.baseAddress, $0.count) }
-            if count < 0 { throw ToolError(.configuration, "--key-fd \(descriptor): cannot read (\(String(cString: strerror(errno))))") }
-            if count == 0 { break }
-            bytes.append(contentsOf: buffer[..<count])
-        }
-        for index in buffer.indices { buffer[index] = 0 }
-        while let last = bytes.last, last == UInt8(ascii: "\n") || last == UInt8(ascii: "\r") { bytes.removeLast() }
-        return bytes
     }
 }
 

@@ -20,36 +20,36 @@ extension Database {
     ///
     /// A passphrase of the form `x'<64 hex digits>'` is a raw key.
     public func usePassphrase(_ passphrase: String) throws {
-        var bytes = Data(passphrase.utf8)
-        defer { bytes.resetBytes(in: 0..<bytes.count) }
-        try usePassphrase(bytes)
+        try usePassphrase(SecretBytes(passphrase.utf8))
     }
 
     /// Gives the key of an encrypted database, as passphrase bytes.
+    public func usePassphrase(_ passphrase: Data) throws {
+        try usePassphrase(SecretBytes(passphrase))
+    }
+
+    /// Gives the key of an encrypted database, as passphrase bytes kept in
+    /// protected memory: SecureStore makes no other copy of them that
+    /// outlives the call, nor of a key it derives from them.
     ///
     /// In a ``DatabasePool`` the passphrase is derived once per pool, with
     /// the KDF the connection really uses; the other connections are keyed
     /// with the derived raw key.
-    public func usePassphrase(_ passphrase: Data) throws {
+    public func usePassphrase(_ passphrase: SecretBytes) throws {
         guard !passphrase.isEmpty else { throw Database.emptyKeyError() }
         guard let cache = configuration.keyCache else { return try applyKey(passphrase) }
         let settings = keyingSettings
         let parameters = cache.keyDerivation(configured: SQLCipherLibrary.line.keyDerivation(for: settings))
         lastPassphrase = passphrase
-        if var keyAndSalt = cache.keyAndSalt(passphrase: passphrase, fileSalt: { fileSalt }, parameters: parameters,
+        if let keyAndSalt = cache.keyAndSalt(passphrase: passphrase, fileSalt: { fileSalt }, parameters: parameters,
                                              settings: settings) {
-            defer { keyAndSalt.resetBytes(in: 0..<keyAndSalt.count) }
-            var text = try Database.rawKeyText(keyAndSalt)
-            defer { text.resetBytes(in: 0..<text.count) }
-            try applyKey(text)
+            try applyKey(try Database.rawKeyText(keyAndSalt))
             derivedKeyParameters = parameters
             return
         }
         // A new file has no salt yet, and a file with a plaintext header
         // keeps its salt elsewhere: SQLCipher derives this one.
-        var effective = cache.effectivePassphrase(passphrase)
-        defer { effective.resetBytes(in: 0..<effective.count) }
-        try applyKey(effective)
+        try applyKey(cache.effectivePassphrase(passphrase))
     }
 
     /// True when this connection was given a key derived by the pool with
@@ -74,13 +74,17 @@ extension Database {
     /// Gives a raw 256-bit key (32 bytes), which skips key derivation, or 48
     /// bytes: the key followed by the file's 16-byte salt.
     public func useRawKey(_ key: Data) throws {
-        var text = try Database.rawKeyText(key)
-        defer { text.resetBytes(in: 0..<text.count) }
-        try applyKey(text)
+        try useRawKey(SecretBytes(key))
+    }
+
+    /// Gives a raw key kept in protected memory (32 bytes, or 48: key and
+    /// salt).
+    public func useRawKey(_ key: SecretBytes) throws {
+        try applyKey(try Database.rawKeyText(key))
     }
 
     /// sqlite3_key, then the cipher settings, which must follow the key.
-    private func applyKey(_ key: Data) throws {
+    private func applyKey(_ key: SecretBytes) throws {
         try checkOpen()
         try checkNotGuardingMigration("sqlite3_key")
         let pragmas = try SQLCipherLibrary.line.pragmas(for: keyingSettings, schema: nil)
@@ -94,13 +98,17 @@ extension Database {
     /// The connection must be keyed: SQLCipher 3.4.1 silently does nothing
     /// on a plaintext file, so this throws instead.
     public func changePassphrase(_ passphrase: String) throws {
-        var bytes = Data(passphrase.utf8)
-        defer { bytes.resetBytes(in: 0..<bytes.count) }
-        try changePassphrase(bytes)
+        try changePassphrase(SecretBytes(passphrase.utf8))
     }
 
     /// Re-encrypts the database with new passphrase bytes.
     public func changePassphrase(_ passphrase: Data) throws {
+        try changePassphrase(SecretBytes(passphrase))
+    }
+
+    /// Re-encrypts the database with new passphrase bytes kept in protected
+    /// memory.
+    public func changePassphrase(_ passphrase: SecretBytes) throws {
         try checkOpen()
         try checkNotGuardingMigration("changePassphrase")
         guard !passphrase.isEmpty else { throw Database.emptyKeyError() }
@@ -126,27 +134,35 @@ extension Database {
 
     /// Re-encrypts the database with a new raw 32-byte key.
     public func changeRawKey(_ key: Data) throws {
-        var text = try Database.rawKeyText(key)
-        defer { text.resetBytes(in: 0..<text.count) }
-        try changePassphrase(text)
+        try changeRawKey(SecretBytes(key))
     }
 
-    /// `x'<hex>'`: SQLCipher's text form of a raw key. Raw bytes given to
-    /// sqlite3_key would be taken as a passphrase.
-    static func rawKeyText(_ key: Data) throws -> Data {
+    /// Re-encrypts the database with a new raw 32-byte key kept in
+    /// protected memory.
+    public func changeRawKey(_ key: SecretBytes) throws {
+        try changePassphrase(try Database.rawKeyText(key))
+    }
+
+    /// `x'<hex>'`: SQLCipher's text form of a raw key, in protected memory.
+    /// Raw bytes given to sqlite3_key would be taken as a passphrase.
+    static func rawKeyText(_ key: SecretBytes) throws -> SecretBytes {
         guard key.count == 32 || key.count == 48 else {
             throw DatabaseError(resultCode: .SQLITE_MISUSE,
                                 message: "a raw key must be 32 bytes (or 48: key and salt), not \(key.count)")
         }
-        let hexDigits = Array("0123456789abcdef".utf8)
-        var text = Data(capacity: key.count * 2 + 3)
-        text.append(contentsOf: Array("x'".utf8))
-        for byte in key {
-            text.append(hexDigits[Int(byte >> 4)])
-            text.append(hexDigits[Int(byte & 0x0F)])
+        let hexDigits: StaticString = "0123456789abcdef"
+        return key.withUnsafeBytes { bytes in
+            SecretBytes(capacity: bytes.count * 2 + 3) { text in
+                text[0] = UInt8(ascii: "x")
+                text[1] = UInt8(ascii: "'")
+                for (offset, byte) in bytes.enumerated() {
+                    text[2 + 2 * offset] = hexDigits.utf8Start[Int(byte >> 4)]
+                    text[3 + 2 * offset] = hexDigits.utf8Start[Int(byte & 0x0F)]
+                }
+                text[text.count - 1] = UInt8(ascii: "'")
+                return text.count
+            }
         }
-        text.append(UInt8(ascii: "'"))
-        return text
     }
 
     private static func emptyKeyError() -> DatabaseError {

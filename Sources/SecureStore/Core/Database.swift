@@ -47,7 +47,7 @@ public final class Database {
     var traceBox: TraceBox?
     /// In a pool, the passphrase `prepareDatabase` gave, so that a
     /// passphrase change can map it to the new one.
-    var lastPassphrase: Data?
+    var lastPassphrase: SecretBytes?
     /// The KDF of the key the pool derived for this connection, until
     /// `prepareDatabase` has run.
     var derivedKeyParameters: KeyDerivation.Parameters?
@@ -176,7 +176,6 @@ public final class Database {
 
     deinit {
         closeConnection()
-        if var passphrase = lastPassphrase { passphrase.resetBytes(in: 0..<passphrase.count) }
     }
 
     /// Closes the connection. Later use throws "connection is closed".

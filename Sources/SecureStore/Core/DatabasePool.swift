@@ -322,8 +322,7 @@ public final class DatabasePool: DatabaseWriter {
     /// pool keys its connections with the new one. Store the new passphrase
     /// for the next launch.
     public func changePassphrase(_ passphrase: String) throws {
-        var new = Data(passphrase.utf8)
-        defer { new.resetBytes(in: 0..<new.count) }
+        let new = SecretBytes(passphrase.utf8)
         try readers.exclusively {
             try readers.closeAll()
             try writer.sync { db in

@@ -54,8 +54,7 @@ extension Cipher {
         let base = keepsFormat ? try db.cipherSettings ?? line.defaults : line.defaults
         let newKey = destinationKey.map { CipherKey(material: $0.material, settings: $0.settings.resolved(over: base)) }
         let targetPragmas = try newKey.map { try line.pragmas(for: $0.settings, schema: target) } ?? []
-        var keyText = try newKey?.attachKeyText().withData { Data($0) } ?? Data()
-        defer { keyText.resetBytes(in: 0..<keyText.count) }
+        let keyText = try newKey?.attachKeyText() ?? SecretBytes([])
         // The copy is opened for its verification while the export writes
         // it (see `BackgroundOpen`); a WAL source's copy is put in WAL mode
         // by that connection, so it reads and writes.
@@ -63,7 +62,7 @@ extension Cipher {
         verificationConfig.busyMode = .timeout(10)
         var verification: BackgroundOpen?
         defer { verification?.discard() }
-        try db.execute(sql: "ATTACH DATABASE ? AS \(target) KEY ?", arguments: [temporary, keyText])
+        try attach(temporary, as: target, key: keyText, in: db)
         do {
             for pragma in targetPragmas { try db.execute(sql: pragma) }
             // The copy is fsynced once, whole, before it is used: a crash
@@ -132,6 +131,18 @@ extension Cipher {
             counts[table] = try Int.fetchOne(db, sql: "SELECT count(*) FROM \(table.quotedDatabaseIdentifier)") ?? 0
         }
         return ExportSummary(rowCounts: counts, userVersion: try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0)
+    }
+
+    /// `ATTACH DATABASE path AS schema KEY key`, the key bound from its
+    /// protected memory (bound as an argument value, it would stay in the
+    /// statement's copy of its arguments).
+    private static func attach(_ path: String, as schema: String, key: SecretBytes, in db: Database) throws {
+        let statement = try db.makeStatement(sql: "ATTACH DATABASE ? AS \(schema) KEY ?")
+        for (index, value) in [path.databaseValue as any StatementBinding, key].enumerated() {
+            let code = value.bind(to: statement.sqliteStatement, at: CInt(index + 1))
+            guard code == 0 else { throw DatabaseError(resultCode: ResultCode(rawValue: code), message: "cannot bind ATTACH's arguments") }
+        }
+        try statement.execute()
     }
 
     private static func schema(of db: Database) throws -> [String] {

@@ -28,19 +28,19 @@ public struct CipherKey: Sendable, CustomStringConvertible {
 
     /// A passphrase, derived with PBKDF2 by SQLCipher.
     public init(passphrase: String, settings: CipherSettings = CipherSettings()) {
-        self.init(material: .passphrase(SecretBytes(Array(passphrase.utf8))), settings: settings)
+        self.init(material: .passphrase(SecretBytes(passphrase.utf8)), settings: settings)
     }
 
     /// A raw 256-bit key (32 bytes), used as it is.
     public init(rawKey: Data, settings: CipherSettings = CipherSettings()) {
-        self.init(material: .rawKey(SecretBytes(Array(rawKey))), settings: settings)
+        self.init(material: .rawKey(SecretBytes(rawKey)), settings: settings)
     }
 
     /// Keys a connection: call it from `prepareDatabase`.
     public func apply(to db: Database) throws {
         switch material {
-        case .passphrase(let secret): try secret.withData { try db.usePassphrase($0) }
-        case .rawKey(let secret): try secret.withData { try db.useRawKey($0) }
+        case .passphrase(let secret): try db.usePassphrase(secret)
+        case .rawKey(let secret): try db.useRawKey(secret)
         }
     }
 
@@ -61,9 +61,7 @@ public struct CipherKey: Sendable, CustomStringConvertible {
         case .passphrase(let secret):
             return secret
         case .rawKey(let secret):
-            var text = try secret.withData { try Database.rawKeyText($0) }
-            defer { text.resetBytes(in: 0..<text.count) }
-            return SecretBytes(Array(text))
+            return try Database.rawKeyText(secret)
         }
     }
 

@@ -17,20 +17,24 @@ enum KeyDerivation {
         var description: String { "PBKDF2-HMAC-\(algorithm), \(iterations) iterations" }
     }
 
-    static func sqlcipherKey(passphrase: Data, salt: Data, parameters: Parameters) -> Data? {
-        guard let digest = digest(parameters.algorithm), parameters.iterations > 0 else { return nil }
-        var key = Data(count: 32)
-        let ok = key.withUnsafeMutableBytes { out in
-            passphrase.withUnsafeBytes { pass in
-                salt.withUnsafeBytes { saltBytes in
-                    PKCS5_PBKDF2_HMAC(
+    /// The raw key SQLCipher would derive, followed by the salt: the 48
+    /// bytes of `x'<key><salt>'`, in protected memory.
+    static func sqlcipherKeyAndSalt(passphrase: SecretBytes, salt: Data, parameters: Parameters) -> SecretBytes? {
+        guard let digest = digest(parameters.algorithm), parameters.iterations > 0, salt.count == 16 else { return nil }
+        var derived = false
+        let keyAndSalt = passphrase.withUnsafeBytes { pass in
+            salt.withUnsafeBytes { saltBytes in
+                SecretBytes(capacity: 48) { out in
+                    derived = PKCS5_PBKDF2_HMAC(
                         pass.baseAddress?.assumingMemoryBound(to: CChar.self), CInt(pass.count),
                         saltBytes.baseAddress?.assumingMemoryBound(to: UInt8.self), CInt(saltBytes.count),
-                        CInt(clamping: parameters.iterations), digest, 32, out.baseAddress?.assumingMemoryBound(to: UInt8.self))
+                        CInt(clamping: parameters.iterations), digest, 32, out.baseAddress?.assumingMemoryBound(to: UInt8.self)) == 1
+                    UnsafeMutableRawBufferPointer(rebasing: out[32..<48]).copyMemory(from: saltBytes)
+                    return 48
                 }
             }
         }
-        return ok == 1 ? key : nil
+        return derived ? keyAndSalt : nil
     }
 
     private static func digest(_ algorithm: CipherSettings.Algorithm) -> OpaquePointer? {
@@ -50,10 +54,12 @@ enum KeyDerivation {
 /// pool, in this process only.
 final class DerivedKeyCache: @unchecked Sendable {
     private let lock = NSLock()
-    private var entries: [(passphrase: Data, parameters: KeyDerivation.Parameters, keyAndSalt: Data)] = []
+    /// Passphrases and keys in ``SecretBytes``: locked in RAM, out of core
+    /// dumps, zeroed when the pool goes.
+    private var entries: [(passphrase: SecretBytes, parameters: KeyDerivation.Parameters, keyAndSalt: SecretBytes)] = []
     /// Passphrases replaced by `DatabasePool.changePassphrase`: connections
     /// that still give the old one get the new key.
-    private var replacements: [(old: Data, new: Data)] = []
+    private var replacements: [(old: SecretBytes, new: SecretBytes)] = []
     private var derivations = 0
     /// The KDF that `prepareDatabase` leaves connections with, when it
     /// changes it after the key (GRDB's way: `PRAGMA kdf_iter` or
@@ -85,37 +91,30 @@ final class DerivedKeyCache: @unchecked Sendable {
         lock.withLock { observedParameters = parameters }
     }
 
-    deinit {
-        for index in entries.indices {
-            entries[index].passphrase.resetBytes(in: 0..<entries[index].passphrase.count)
-            entries[index].keyAndSalt.resetBytes(in: 0..<entries[index].keyAndSalt.count)
-        }
-    }
-
     /// The raw key and salt (48 bytes) for this passphrase and file, or nil
     /// when the salt is unknown: a new file (no salt yet), a plaintext one,
     /// or a file with a plaintext header whose salt the settings do not
     /// give. SQLCipher then derives the key itself.
-    func keyAndSalt(passphrase: Data, fileSalt: () -> Data?, parameters: KeyDerivation.Parameters,
-                    settings: CipherSettings) -> Data? {
+    func keyAndSalt(passphrase: SecretBytes, fileSalt: () -> Data?, parameters: KeyDerivation.Parameters,
+                    settings: CipherSettings) -> SecretBytes? {
         lock.withLock {
-            let effective = replacements.last { $0.old == passphrase }?.new ?? passphrase
-            if let entry = entries.first(where: { $0.passphrase == effective && $0.parameters == parameters }) {
+            let effective = replacement(of: passphrase) ?? passphrase
+            if let entry = entries.first(where: { $0.passphrase.hasSameBytes(as: effective) && $0.parameters == parameters }) {
                 return entry.keyAndSalt
             }
             let salt = settings.salt ?? ((settings.plaintextHeaderSize ?? 0) > 0 ? nil : fileSalt())
             guard let salt,
-                  let key = KeyDerivation.sqlcipherKey(passphrase: effective, salt: salt, parameters: parameters)
+                  let keyAndSalt = KeyDerivation.sqlcipherKeyAndSalt(passphrase: effective, salt: salt, parameters: parameters)
             else { return nil }
             derivations += 1
-            entries.append((effective, parameters, key + salt))
-            return key + salt
+            entries.append((effective, parameters, keyAndSalt))
+            return keyAndSalt
         }
     }
 
     /// After a rekey: forget the old key; connections keyed with the old
     /// passphrase get the new one.
-    func replace(_ old: Data, with new: Data) {
+    func replace(_ old: SecretBytes, with new: SecretBytes) {
         lock.withLock {
             entries.removeAll()
             replacements.append((old, new))
@@ -123,7 +122,12 @@ final class DerivedKeyCache: @unchecked Sendable {
     }
 
     /// The passphrase a connection should really use.
-    func effectivePassphrase(_ passphrase: Data) -> Data {
-        lock.withLock { replacements.last { $0.old == passphrase }?.new ?? passphrase }
+    func effectivePassphrase(_ passphrase: SecretBytes) -> SecretBytes {
+        lock.withLock { replacement(of: passphrase) ?? passphrase }
+    }
+
+    /// The latest new passphrase for `passphrase`; call it under the lock.
+    private func replacement(of passphrase: SecretBytes) -> SecretBytes? {
+        replacements.last { $0.old.hasSameBytes(as: passphrase) }?.new
     }
 }
