@@ -31,7 +31,7 @@ public enum ToolExitCode: Int32, CaseIterable, Sendable, Codable {
         case .migrationFailed: return "a migration failed; the database is left at the last good migration"
         case .damaged: return "verify: the file is damaged (integrity check failed or pages do not read); restore: the backup is"
         case .notReversible: return "test: a down step does not restore the schema or the rows, a step fails, or (without --allow-irreversible) a migration has no down step"
-        case .lintFindings: return "lint: findings at or above --fail-on (default: error)"
+        case .lintFindings: return "lint, audit: findings at or above --fail-on (default: error)"
         case .usage: return "usage error (bad options or arguments)"
         case .notADatabase: return "wrong key, wrong cipher settings, not encrypted, or not a database"
         case .noSuchFile: return "database file missing, or not a regular file; restore --latest: no backup"
