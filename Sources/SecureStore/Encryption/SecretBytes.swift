@@ -53,7 +53,9 @@ public final class SecretBytes: @unchecked Sendable, CustomStringConvertible {
     /// The number of bytes.
     public let count: Int
     /// True when the pages are locked in RAM; false when the process's
-    /// `RLIMIT_MEMLOCK` is used up (the bytes may then reach swap).
+    /// `RLIMIT_MEMLOCK` is used up (the bytes may then reach swap). Under
+    /// AddressSanitizer or ThreadSanitizer, whose `mlock` does nothing, it
+    /// is true but the pages are not locked.
     public let isLockedInMemory: Bool
     /// True when the pages are left out of core dumps.
     public let isExcludedFromCoreDumps: Bool
