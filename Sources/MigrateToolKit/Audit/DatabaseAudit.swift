@@ -98,11 +98,8 @@ struct DatabaseAudit {
             defer { try? dbQueue.close() }
             try dbQueue.read { db in
                 if let settings = try db.cipherSettings {
-                    let strength = KeyDerivationStrength(settings)
-                    if case .passphrase = key.key.material, strength.isWeak {
-                        report(.warning, "weak-kdf", database,
-                               "\(strength); strengthen with: migrate-tool rekey \(database) --new-kdf-iter \(strength.guidance)")
-                    }
+                    let derivation = KeyDerivationReport(settings, rawKey: key.isRawKey, database: database)
+                    if derivation.verdict == "weak" { report(.warning, "weak-kdf", database, derivation.summary) }
                 }
                 guard let migrator else { return }
                 let validation = try migrator.validate(db)

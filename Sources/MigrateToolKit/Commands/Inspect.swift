@@ -95,9 +95,7 @@ struct InspectReport: Codable {
         sqliteVersion = Database.sqliteLibVersion
         cipherSettings = try CipherSettingsReport(db)
         if let settings = try db.cipherSettings {
-            var rawKey = false
-            if case .rawKey = key?.key.material { rawKey = true }
-            keyDerivation = KeyDerivationReport(settings, rawKey: rawKey, database: path)
+            keyDerivation = KeyDerivationReport(settings, rawKey: key?.isRawKey ?? false, database: path)
         }
         pageCount = try Int.fetchOne(db, sql: "PRAGMA page_count") ?? 0
         pageSize = try Int.fetchOne(db, sql: "PRAGMA page_size") ?? 0

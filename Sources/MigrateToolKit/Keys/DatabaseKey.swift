@@ -14,6 +14,12 @@ public struct DatabaseKey: Sendable, CustomStringConvertible {
         self.origin = origin
     }
 
+    /// True for a raw key, which skips the key derivation.
+    var isRawKey: Bool {
+        if case .rawKey = key.material { return true }
+        return false
+    }
+
     /// The cipher settings the key opens files with.
     public var cipherSettings: CipherSettings {
         get { key.settings }

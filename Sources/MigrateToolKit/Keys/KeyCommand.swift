@@ -85,7 +85,7 @@ struct KeyCommand {
         guard process.terminationStatus == 0 else {
             throw ToolError(.configuration, "\(label): \(name) exited with status \(process.terminationStatus)")
         }
-        let bytes = try read.bytes!.get()
+        guard let bytes = try read.bytes?.get() else { throw ToolError(.configuration, "\(label): \(name)'s output was not read") }
         guard !bytes.isEmpty else { throw ToolError(.configuration, "\(label): \(name) printed no key") }
         return bytes
     }

@@ -18,7 +18,7 @@ extension SecretBytes {
     ///
     /// ```swift
     /// guard let passphrase = SecretBytes.takingEnvironmentVariable("APP_DB_PASSPHRASE") else {
-    ///     fatalError("APP_DB_PASSPHRASE is not set")
+    ///     throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "APP_DB_PASSPHRASE is not set")
     /// }
     /// ```
     ///

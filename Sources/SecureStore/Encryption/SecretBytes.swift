@@ -48,8 +48,11 @@ import Musl
 /// - ``isLockedInMemory``
 /// - ``isExcludedFromCoreDumps``
 public final class SecretBytes: @unchecked Sendable, CustomStringConvertible {
-    /// The mapped pages; the secret is at their start.
+    /// The pages; the secret is at their start.
     private let pages: UnsafeMutableRawBufferPointer
+    /// True when the pages are a mapping of their own (`mmap`); false when
+    /// the kernel refused one and they came from the heap, page-aligned.
+    private let isMapped: Bool
     /// The number of bytes.
     public let count: Int
     /// True when the pages are locked in RAM; false when the process's
@@ -69,8 +72,12 @@ public final class SecretBytes: @unchecked Sendable, CustomStringConvertible {
         precondition(capacity >= 0, "a negative capacity")
         let pageSize = Int(sysconf(Int32(_SC_PAGESIZE)))
         let length = max(1, (capacity + pageSize - 1) / pageSize) * pageSize
-        let address = mmap(nil, length, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
-        guard let address, address != MAP_FAILED else { fatalError("SecretBytes: cannot map \(length) bytes (errno \(errno))") }
+        let mapped = mmap(nil, length, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
+        isMapped = mapped != nil && mapped != MAP_FAILED
+        // Without a mapping (the process's map count or memory is used up),
+        // whole pages of the heap, zeroed, still take the lock and advice.
+        let address = isMapped ? mapped! : UnsafeMutableRawPointer.allocate(byteCount: length, alignment: pageSize)
+        if !isMapped { address.initializeMemory(as: UInt8.self, repeating: 0, count: length) }
         pages = UnsafeMutableRawBufferPointer(start: address, count: length)
         isLockedInMemory = mlock(address, length) == 0
         isExcludedFromCoreDumps = madvise(address, length, MADV_DONTDUMP) == 0
@@ -100,7 +107,12 @@ public final class SecretBytes: @unchecked Sendable, CustomStringConvertible {
         explicit_bzero(address, pages.count)
         SecretBytes.wipeObserver?(Array(UnsafeRawBufferPointer(rebasing: pages[0..<count])))
         if isLockedInMemory { munlock(address, pages.count) }
-        munmap(address, pages.count)
+        if isMapped {
+            munmap(address, pages.count)
+        } else {
+            _ = madvise(address, pages.count, MADV_DODUMP)
+            address.deallocate()
+        }
     }
 
     /// Tests only: called from `deinit` with the storage after zeroing, to
