@@ -45,6 +45,8 @@ public struct MigrateToolCommand: ParsableCommand {
     ///
     /// First of all, before any key is read, the process is made
     /// non-dumpable, with no core file (`ProcessProtection.enable()`).
+    /// The library's warnings, such as a new file made with a KDF below
+    /// the guidance, are printed on stderr.
     public static func main(migrator: DatabaseMigrator?, commandName: String) -> Never {
         do {
             try ProcessProtection.enable()
@@ -52,6 +54,12 @@ public struct MigrateToolCommand: ParsableCommand {
             FileHandle.standardError.write(Data("\(commandName): warning: cannot keep this process out of core dumps and debuggers (\(error))\n".utf8))
         }
         ToolContext.set(migrator: migrator, commandName: commandName)
+        // The library's warnings (a new file keyed with a weak KDF) go to
+        // stderr; SQLite's own log (recovered journals, misuse) stays quiet.
+        Database.logError = { resultCode, message in
+            guard resultCode == .SQLITE_WARNING else { return }
+            Output.warning(message)
+        }
         main()
         Foundation.exit(0)
     }

@@ -32,10 +32,11 @@ func encryptInPlace(plaintextFile path: String, passphrase: String) throws {
 }
 
 func rotateFileKey(at path: String, from oldPassphrase: String, to newPassphrase: String) throws {
-    let stronger = CipherSettings(kdfIterations: 512_000)
+    // Bigger pages; the new passphrase gets the iteration count of a new file.
+    let settings = CipherSettings(pageSize: 8192)
     try Cipher.rekey(at: path,
                      from: CipherKey(passphrase: oldPassphrase),
-                     to: CipherKey(passphrase: newPassphrase, settings: stronger))
+                     to: CipherKey(passphrase: newPassphrase, settings: settings))
 }
 
 func checkFile(at path: String, passphrase: String) throws -> Bool {

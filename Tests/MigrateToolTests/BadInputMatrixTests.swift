@@ -20,7 +20,7 @@ final class BadInputMatrixTests: MigrateToolTestCase {
     private var commands: [String] { readers + writers }
 
     private func arguments(_ command: String, _ file: String, keyVariable: String = "DB_KEY") -> [String] {
-        let key = ["--key-env", keyVariable]
+        let key = Self.suiteKDFArguments + ["--key-env", keyVariable]
         let output = path("output-\(UUID().uuidString).db")
         switch command {
         case "inspect": return ["inspect", file] + key
@@ -41,8 +41,8 @@ final class BadInputMatrixTests: MigrateToolTestCase {
     /// enough rows that any cut of the file hits a page that is read.
     private func makeGoodDatabase(_ name: String) throws -> String {
         let file = path(name)
-        XCTAssertEqual(try tool(["create", file, "--key-env", "DB_KEY"], environment: environment).status, 0)
-        XCTAssertEqual(try tool(["apply", file, "--migrations", migrations, "--key-env", "DB_KEY", "--no-backup"],
+        XCTAssertEqual(try tool(["create", file, "--key-env", "DB_KEY"] + Self.suiteKDFArguments, environment: environment).status, 0)
+        XCTAssertEqual(try tool(["apply", file, "--migrations", migrations, "--key-env", "DB_KEY", "--no-backup"] + Self.suiteKDFArguments,
                                 environment: environment).status, 0)
         let filled = try CommandLineClient.sqlcipher(file, preamble: "PRAGMA key = '\(key)';", sql: """
             CREATE TABLE filler (payload TEXT);

@@ -15,7 +15,8 @@ final class CommandLineTests: MigrateToolTestCase {
         XCTAssertTrue(version.stdout.contains("SQLCipher \(CommandLineClient.sqlcipherMajorVersion)."), version.stdout)
         // Help states the defaults of the library the tool runs on.
         let createHelp = try tool(["create", "--help"])
-        let defaults = CommandLineClient.sqlcipherMajorVersion >= 4 ? "256000, PBKDF2-HMAC-SHA512" : "64000, PBKDF2-HMAC-SHA1"
+        let defaults = CommandLineClient.sqlcipherMajorVersion >= 4 ? "256000, PBKDF2-HMAC-SHA512"
+            : "1300000 for new files with a passphrase; existing files are tried with 64000, PBKDF2-HMAC-SHA1, older formats, then 1300000"
         let words = createHelp.stdout.split(whereSeparator: \.isWhitespace).joined(separator: " ")
         XCTAssertTrue(words.contains("(default: \(defaults), on SQLCipher \(CommandLineClient.sqlcipherVersion))"), words)
     }

@@ -175,7 +175,8 @@ final class CrashHarnessTests: MigrateToolTestCase {
         let seed = try seed("rekey.db", opener: .key(oldKey, label: "old key"))
         let old = CrashHarness.Opener.key(oldKey, label: "old key"), new = CrashHarness.Opener.key(newKey, label: "new key")
         let expected = try XCTUnwrap(CrashHarness.state(of: seed, with: old))
-        let outcomes = try trials("rekey", seed: seed, arguments: ["rekey", trialFile, "--key-env", "OLD_KEY", "--new-key-env", "NEW_KEY"]) { trial in
+        let outcomes = try trials("rekey", seed: seed, arguments: ["rekey", trialFile, "--key-env", "OLD_KEY", "--new-key-env", "NEW_KEY"]
+                                  + Self.suiteKDFArguments + Self.suiteNewKDFArguments) { trial in
             let withOld = try CrashHarness.state(of: trialFile, with: old)
             let withNew = try CrashHarness.state(of: trialFile, with: new)
             XCTAssertTrue((withOld == nil) != (withNew == nil), "rekey trial \(trial): exactly one key must open the file")
@@ -217,7 +218,7 @@ final class CrashHarnessTests: MigrateToolTestCase {
         let seed = try seed("encrypt.db", opener: .plaintext)
         let key = CrashHarness.Opener.key(oldKey, label: "key")
         let expected = try XCTUnwrap(CrashHarness.state(of: seed, with: .plaintext))
-        let outcomes = try trials("encrypt", seed: seed, arguments: ["encrypt", trialFile, "--key-env", "OLD_KEY"]) { trial in
+        let outcomes = try trials("encrypt", seed: seed, arguments: ["encrypt", trialFile, "--key-env", "OLD_KEY"] + Self.suiteKDFArguments) { trial in
             let plaintext = try CrashHarness.state(of: trialFile, with: .plaintext)
             let encrypted = try CrashHarness.state(of: trialFile, with: key)
             XCTAssertTrue((plaintext == nil) != (encrypted == nil), "encrypt trial \(trial): the file must be plaintext or encrypted")
@@ -235,7 +236,7 @@ final class CrashHarnessTests: MigrateToolTestCase {
 
     func testUpgradeKilledAtRandom() throws {
         let legacy = CrashHarness.Opener.key(oldKey, settings: legacySettings, label: "SQLCipher 2 settings")
-        let current = CrashHarness.Opener.key(oldKey, label: "SQLCipher 3 settings")
+        let current = CrashHarness.Opener.key(oldKey, settings: Self.newFileKDFPragma, label: "a new file's settings")
         let seed = try seed("upgrade.db", opener: legacy)
         let expected = try XCTUnwrap(CrashHarness.state(of: seed, with: legacy))
         let outcomes = try trials("upgrade", seed: seed, arguments: ["upgrade", trialFile, "--key-env", "OLD_KEY"]) { trial in

@@ -33,7 +33,7 @@ final class DiskFullTests: MigrateToolTestCase {
     /// migration, made outside the small file system and copied in.
     private func fillDatabase(_ file: String) throws {
         let made = path("made.db")
-        XCTAssertEqual(try tool(["create", made, "--key-env", "DB_KEY"], environment: environment).status, 0)
+        XCTAssertEqual(try tool(["create", made, "--key-env", "DB_KEY"] + Self.suiteKDFArguments, environment: environment).status, 0)
         let filled = try CommandLineClient.sqlcipher(made, preamble: "PRAGMA key = 'full key';", sql: """
             CREATE TABLE filler (payload TEXT);
             WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 700)
@@ -42,7 +42,7 @@ final class DiskFullTests: MigrateToolTestCase {
         XCTAssertEqual(filled.status, 0, filled.stderr)
         // One migration applied, two pending: apply and rollback both have work.
         XCTAssertEqual(try tool(["apply", made, "--migrations", migrations, "--to", "Zalora-v1", "--no-backup",
-                                 "--key-env", "DB_KEY"], environment: environment).status, 0)
+                                 "--key-env", "DB_KEY"] + Self.suiteKDFArguments, environment: environment).status, 0)
         let copied = try CommandLineClient.run("/bin/cp", ["--preserve=mode", made, file])
         XCTAssertEqual(copied.status, 0, copied.stderr)
         try FileManager.default.removeItem(atPath: made)
@@ -60,7 +60,7 @@ final class DiskFullTests: MigrateToolTestCase {
         let file = folder + "/app.db"
         try fillDatabase(file)
         let hash = try sha256OfFile(file)
-        let key = ["--key-env", "DB_KEY"]
+        let key = ["--key-env", "DB_KEY"] + Self.suiteKDFArguments
         // A backup outside the small file system: its copy does not fit.
         let backup = path("outside.backup")
         XCTAssertEqual(try CommandLineClient.run("/bin/cp", [file, backup]).status, 0)
@@ -124,7 +124,7 @@ final class DiskFullTests: MigrateToolTestCase {
         let hash = try sha256OfFile(file)
         let remounted = try CommandLineClient.run("/bin/mount", ["-o", "remount,ro", folder])
         XCTAssertEqual(remounted.status, 0, remounted.stderr)
-        let key = ["--key-env", "DB_KEY"]
+        let key = ["--key-env", "DB_KEY"] + Self.suiteKDFArguments
         for arguments in [
             ["rekey", file, "--new-key-env", "NEW_KEY"] + key,
             ["apply", file, "--migrations", migrations] + key,

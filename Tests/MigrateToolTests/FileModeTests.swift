@@ -13,7 +13,9 @@ import XCTest
 /// FileModeTests` shows it).
 final class FileModeTests: MigrateToolTestCase {
     private let environment = ["DB_KEY": "mode key", "NEW_KEY": "mode next key"]
-    private let key = ["--key-env", "DB_KEY"]
+    private let key = ["--key-env", "DB_KEY"] + MigrateToolTestCase.suiteKDFArguments
+    /// The key without the suite's count: `upgrade` finds a legacy format.
+    private let unpinnedKey = ["--key-env", "DB_KEY"]
 
     private func plaintextDatabase(_ file: String, mode: Int) throws {
         let made = try CommandLineClient.sqlite3(file, sql: "CREATE TABLE t (x); INSERT INTO t VALUES ('plain');")
@@ -80,7 +82,7 @@ final class FileModeTests: MigrateToolTestCase {
             // upgrade keeps the mode; its backup is 0600.
             try makeLegacyDatabase(file("legacy.db"), key: "mode key", settings: "PRAGMA cipher_compatibility = 3; PRAGMA kdf_iter = 4000;")
             try FileManager.default.setAttributes([.posixPermissions: 0o640], ofItemAtPath: file("legacy.db"))
-            try run(["upgrade", file("legacy.db")] + key, umask: mask)
+            try run(["upgrade", file("legacy.db")] + unpinnedKey, umask: mask)
             XCTAssertEqual(try mode(file("legacy.db")), 0o640, context)
             let upgradeBackup = try XCTUnwrap(try names(in: folder).first { $0.hasPrefix("legacy.db.") && $0.hasSuffix(".backup") })
             XCTAssertEqual(try mode(file(upgradeBackup)), 0o600, context)
@@ -114,7 +116,7 @@ final class FileModeTests: MigrateToolTestCase {
         }
         try run(["rekey", path("app.db"), "--new-key-env", "NEW_KEY"] + key, umask: 0o077)
         try run(["encrypt", path("plain.db")] + key, umask: 0o077)
-        try run(["upgrade", path("legacy.db"), "--no-backup"] + key, umask: 0o077)
+        try run(["upgrade", path("legacy.db"), "--no-backup"] + unpinnedKey, umask: 0o077)
         try run(["backup", path("plain.db"), "--output", path("plain-copy.db")] + key, umask: 0o077)
         try run(["restore", path("plain.db"), "--from", path("plain-copy.db"), "--no-backup"] + key, umask: 0o077)
         for name in ["app.db", "plain.db", "legacy.db"] {

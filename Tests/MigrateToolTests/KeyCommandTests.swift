@@ -48,7 +48,7 @@ final class KeyCommandTests: MigrateToolTestCase {
         XCTAssertFalse(environment.contains("OLD_DATABASE_KEY"), environment)
         XCTAssertFalse(environment.contains(passphrase), environment)
         XCTAssertTrue(environment.contains("UNRELATED=visible"), environment)
-        let reads = try CommandLineClient.sqlcipher(path("app.db"), preamble: "PRAGMA key = 'another passphrase';",
+        let reads = try CommandLineClient.sqlcipher(path("app.db"), preamble: "PRAGMA key = 'another passphrase';" + Self.newFileKDFPragma,
                                                     sql: "SELECT count(*) FROM sqlite_master;")
         XCTAssertEqual(reads.status, 0, reads.stderr)
     }

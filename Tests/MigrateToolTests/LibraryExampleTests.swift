@@ -35,7 +35,7 @@ final class LibraryExampleTests: MigrateToolTestCase {
         // Encrypted, private, and readable by the independent client with the key.
         XCTAssertEqual(try mode(path("library.db")), 0o600)
         XCTAssertNotEqual(try CommandLineClient.sqlite3(path("library.db"), sql: "SELECT count(*) FROM book;").status, 0)
-        let counted = try CommandLineClient.sqlcipher(path("library.db"), preamble: "PRAGMA key = '\(passphrase)';",
+        let counted = try CommandLineClient.sqlcipher(path("library.db"), preamble: "PRAGMA key = '\(passphrase)';" + Self.newFileKDFPragma,
                                                       sql: "SELECT count(*) FROM author; SELECT count(*) FROM book; SELECT count(*) FROM review;")
         XCTAssertEqual(counted.stdout, "3\n6\n9\n", counted.stderr)
 

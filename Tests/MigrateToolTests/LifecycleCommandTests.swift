@@ -102,7 +102,7 @@ final class LifecycleCommandTests: MigrateToolTestCase {
         XCTAssertEqual(results[1]["exitCode"] as? Int, 65)
         XCTAssertEqual(try sha256OfFile(path("other.db")), otherBefore, "the file another key opens is unchanged")
         for name in ["a.db", "b.db", "c.db"] {
-            let reads = try CommandLineClient.sqlcipher(path(name), preamble: "PRAGMA key = 'the next key';", sql: "SELECT count(*) FROM sqlite_master;")
+            let reads = try CommandLineClient.sqlcipher(path(name), preamble: "PRAGMA key = 'the next key';" + Self.newFileKDFPragma, sql: "SELECT count(*) FROM sqlite_master;")
             XCTAssertEqual(reads.status, 0, "\(name): \(reads.stderr)")
         }
 
@@ -157,7 +157,7 @@ final class LifecycleCommandTests: MigrateToolTestCase {
             let made = try CommandLineClient.sqlcipher(path(name), preamble: "PRAGMA key = '\(passphrase)'; \(settings)",
                                                        sql: "CREATE TABLE t (a); INSERT INTO t VALUES ('old');")
             XCTAssertEqual(made.status, 0, made.stderr)
-            let keys = try makeKeyFile("keys-\(name)")
+            let keys = try makeKeyFile("keys-\(name)", pinsKDF: false)
             // The formats the library's open detects (SQLCipher 3, 2, 1) are
             // read, and named; the rare variants only `upgrade` finds.
             let inspect = try tool(["inspect", path(name), "--key-file", keys])
@@ -176,7 +176,7 @@ final class LifecycleCommandTests: MigrateToolTestCase {
             XCTAssertEqual(report?["note"] as? String, "upgraded from \(format)")
             XCTAssertEqual((report?["cipherSettings"] as? [String: Any])?["format"] as? String, current, "the new file's format")
             let backup = try XCTUnwrap(report?["backup"] as? String)
-            XCTAssertEqual(try cli(name, key: passphrase, "SELECT a FROM t;"), "old\n")
+            XCTAssertEqual(try cli(name, key: passphrase, settings: Self.newFileKDFPragma, "SELECT a FROM t;"), "old\n")
             XCTAssertEqual(try cli(URL(fileURLWithPath: backup).lastPathComponent, key: passphrase, settings: settings, "SELECT a FROM t;"), "old\n",
                            "the backup is the untouched old file")
             let again = try tool(["upgrade", path(name), "--key-file", keys])

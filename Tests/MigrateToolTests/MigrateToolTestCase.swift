@@ -92,13 +92,34 @@ class MigrateToolTestCase: XCTestCase {
         XCTAssertEqual(made.status, 0, made.stderr)
     }
 
-    /// A private key file with the test passphrase (and a second key).
-    func makeKeyFile(_ name: String = "keys", mode: Int = 0o600) throws -> String {
+    /// The key file line that pins SQLCipher 3.4.x's default 64,000
+    /// iterations (the `sqlcipher` CLI's default too): the 1,300,000 the
+    /// tool gives new files cost 0.6 s or more per open, and the suite
+    /// opens files hundreds of times. Empty on SQLCipher 4. The
+    /// tool's defaults are tested in `KeyStrengthTests`.
+    static var suiteKDFLine: String { CommandLineClient.sqlcipherMajorVersion == 3 ? "kdf_iter = 64000" : "" }
+
+    /// The same pin as options, for keys given without a key file.
+    static var suiteKDFArguments: [String] { CommandLineClient.sqlcipherMajorVersion == 3 ? ["--kdf-iter", "64000"] : [] }
+
+    /// The same pin for the new key of `rekey`.
+    static var suiteNewKDFArguments: [String] { CommandLineClient.sqlcipherMajorVersion == 3 ? ["--new-kdf-iter", "64000"] : [] }
+
+    /// What the `sqlcipher` CLI needs after the key to read a new file the
+    /// tool made with a passphrase and no count: ` PRAGMA kdf_iter =
+    /// 1300000;` on SQLCipher 3.4.x, nothing on 4.x.
+    static var newFileKDFPragma: String { CommandLineClient.sqlcipherMajorVersion == 3 ? " PRAGMA kdf_iter = 1300000;" : "" }
+
+    /// A private key file with the test passphrase (and a second key);
+    /// `pinsKDF: false` leaves out the suite's iteration count, for files
+    /// whose format the open must find.
+    func makeKeyFile(_ name: String = "keys", mode: Int = 0o600, pinsKDF: Bool = true) throws -> String {
         let file = path(name)
         try """
             # test keys
             [current]
             passphrase = "\(passphrase)"
+            \(pinsKDF ? Self.suiteKDFLine : "")
 
             [next]
             raw = \(String(repeating: "ab", count: 32))

@@ -101,7 +101,7 @@ final class ProcessHygieneTests: MigrateToolTestCase {
         process.waitUntilExit()
         let printed = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         XCTAssertEqual(process.terminationStatus, 0, printed)
-        let reopened = try CommandLineClient.sqlcipher(path("app.db"), preamble: "PRAGMA key = 'hygiene new key';",
+        let reopened = try CommandLineClient.sqlcipher(path("app.db"), preamble: "PRAGMA key = 'hygiene new key';" + Self.newFileKDFPragma,
                                                        sql: "SELECT count(*) FROM sqlite_master;")
         XCTAssertEqual(reopened.status, 0, reopened.stderr)
     }

@@ -6,7 +6,7 @@ import XCTest
 /// encrypt, decrypt, rekey, backup, upgrade and verify, on files made with
 /// the real CLIs, checked with the real CLIs.
 final class CipherTests: SecureStoreTestCase {
-    private let key = CipherKey(passphrase: "lifecycle key")
+    private let key = CipherKey(passphrase: "lifecycle key", settings: SecureStoreTestCase.suiteCipherSettings)
 
     /// A plaintext file of about `megabytes` MB with an index, a migration
     /// history and a user_version.
@@ -177,8 +177,8 @@ final class CipherTests: SecureStoreTestCase {
             let dbQueue = try DatabaseQueue(path: path(name), configuration: oldKey.configuration())
             XCTAssertEqual(try dbQueue.read { try String.fetchOne($0, sql: "SELECT a FROM t") }, "kept")
             XCTAssertEqual(try dbQueue.read { try Int.fetchOne($0, sql: "PRAGMA user_version") }, 3)
-            XCTAssertEqual(try dbQueue.read { try $0.cipherSettings }, CipherSettings.libraryDefaults, "upgraded to the library's defaults")
-            let cli = try CommandLineClient.sqlcipher(path(name), preamble: "PRAGMA key = 'old app';", sql: "SELECT a FROM t;")
+            XCTAssertEqual(try dbQueue.read { try $0.cipherSettings }, CipherSettings.newFileDefaults, "upgraded to a new file's settings")
+            let cli = try CommandLineClient.sqlcipher(path(name), preamble: "PRAGMA key = 'old app'; \(Self.newFileKDFPragma)", sql: "SELECT a FROM t;")
             XCTAssertEqual(cli.stdout, "kept\n", cli.stderr)
         }
     }
@@ -319,13 +319,13 @@ final class PlaintextGuardTests: SecureStoreTestCase {
         }
     }
 
-    func testNonDefaultSettingsFileFromTheCLIRekeysToDefaults() throws {
+    func testNonDefaultSettingsFileFromTheCLIRekeysToNewFileDefaults() throws {
         let made = try CommandLineClient.sqlcipher(path("custom.db"), preamble: "PRAGMA key = 'k'; PRAGMA kdf_iter = 10000; PRAGMA cipher_page_size = 4096;",
                                                    sql: "CREATE TABLE t (a); INSERT INTO t VALUES ('custom');")
         XCTAssertEqual(made.status, 0, made.stderr)
         let custom = CipherKey(passphrase: "k", settings: CipherSettings(pageSize: 4096, kdfIterations: 10_000))
         try Cipher.rekey(at: path("custom.db"), from: custom, to: CipherKey(passphrase: "k"))
-        let cli = try CommandLineClient.sqlcipher(path("custom.db"), preamble: "PRAGMA key = 'k';", sql: "SELECT a FROM t;")
+        let cli = try CommandLineClient.sqlcipher(path("custom.db"), preamble: "PRAGMA key = 'k'; \(Self.newFileKDFPragma)", sql: "SELECT a FROM t;")
         XCTAssertEqual(cli.stdout, "custom\n", cli.stderr)
     }
 }

@@ -169,7 +169,8 @@ final class DatabasePoolTests: SecureStoreTestCase {
         XCTAssertNotEqual(after, before, "the reader of before the change is closed")
         XCTAssertEqual(count, 1)
         try dbPool.close()
-        let cli = try CommandLineClient.sqlcipher(path("pool.sqlite"), preamble: "PRAGMA key = 'new secret';", sql: "SELECT count(*) FROM t;")
+        let cli = try CommandLineClient.sqlcipher(path("pool.sqlite"), preamble: "PRAGMA key = 'new secret'; \(Self.newFileKDFPragma)",
+                                                  sql: "SELECT count(*) FROM t;")
         XCTAssertEqual(cli.stdout, "1\n", cli.stderr)
     }
 
@@ -189,16 +190,11 @@ final class DatabasePoolTests: SecureStoreTestCase {
         let dbPool = try DatabasePool(path: path("kdf.sqlite"), configuration: config)
         try dbPool.write { db in try db.execute(sql: "INSERT INTO t VALUES (2)") }
         // Three readers at once: each opens with the pool's derived key.
-        let counts = Locked<[Int]>([])
-        DispatchQueue.concurrentPerform(iterations: 3) { _ in
-            let count = try? dbPool.read { db -> Int? in
-                Thread.sleep(forTimeInterval: 0.05)
-                XCTAssertEqual(try Int.fetchOne(db, sql: "PRAGMA kdf_iter"), 128000)
-                return try Int.fetchOne(db, sql: "SELECT count(*) FROM t")
-            }
-            counts.mutate { $0.append(count.flatMap { $0 } ?? -1) }
+        let counts = concurrentReads(dbPool, readers: 3) { db in
+            XCTAssertEqual(try Int.fetchOne(db, sql: "PRAGMA kdf_iter"), 128000)
+            return try Int.fetchOne(db, sql: "SELECT count(*) FROM t")
         }
-        XCTAssertEqual(counts.value, [2, 2, 2])
+        XCTAssertEqual(counts, [2, 2, 2])
         XCTAssertLessThanOrEqual(dbPool.keyDerivationCount, 2, "the key is derived once per iteration count, not per reader")
         // A new file: SQLCipher derives the writer's key, the pool the readers'.
         let fresh = try DatabasePool(path: path("fresh.sqlite"), configuration: config)
@@ -228,19 +224,14 @@ final class DatabasePoolTests: SecureStoreTestCase {
             config.maximumReaderCount = 3
             let dbPool = try DatabasePool(path: path("v3.sqlite"), configuration: config)
             try dbPool.write { db in try db.execute(sql: "INSERT INTO t VALUES (2)") }
-            let counts = Locked<[Int]>([])
-            DispatchQueue.concurrentPerform(iterations: 3) { _ in
-                let count = try? dbPool.read { db -> Int? in
-                    Thread.sleep(forTimeInterval: 0.05)
-                    XCTAssertEqual(try db.cipherSettings?.kdfIterations, 64000)
-                    XCTAssertEqual(try db.cipherSettings?.pageSize, 1024)
-                    return try Int.fetchOne(db, sql: "SELECT count(*) FROM t")
-                }
-                counts.mutate { $0.append(count.flatMap { $0 } ?? -1) }
+            let counts = concurrentReads(dbPool, readers: 3) { db in
+                XCTAssertEqual(try db.cipherSettings?.kdfIterations, 64000)
+                XCTAssertEqual(try db.cipherSettings?.pageSize, 1024)
+                return try Int.fetchOne(db, sql: "SELECT count(*) FROM t")
             }
-            XCTAssertEqual(counts.value.count, 3)
-            XCTAssertEqual(Set(counts.value).count, 1, "\(counts.value)")
-            XCTAssertFalse(counts.value.contains(-1), "every reader reads: \(counts.value)")
+            XCTAssertEqual(counts.count, 3)
+            XCTAssertEqual(Set(counts).count, 1, "\(counts)")
+            XCTAssertFalse(counts.contains(-1), "every reader reads: \(counts)")
             XCTAssertLessThanOrEqual(dbPool.keyDerivationCount, 2, "derived once per setting, not per reader")
             try dbPool.close()
         }

@@ -197,13 +197,14 @@ final class EncryptionRoundTripTests: SecureStoreTestCase {
         // Default settings: a clear NOTADB error that names the settings
         // tried: the library's defaults, then its older formats.
         let defaults = CipherSettings.libraryDefaults
-        XCTAssertThrowsError(try makeEncryptedQueue("custom.sqlite", passphrase: "s")) { error in
+        let noSettings = keyedConfiguration(passphrase: "s", cipherSettings: CipherSettings())
+        XCTAssertThrowsError(try DatabaseQueue(path: path("custom.sqlite"), configuration: noSettings)) { error in
             XCTAssertEqual((error as? DatabaseError)?.resultCode, .SQLITE_NOTADB)
             XCTAssertTrue("\(error)".contains("kdf_iter \(defaults.kdfIterations!), cipher_page_size \(defaults.pageSize!)"), "\(error)")
             XCTAssertTrue("\(error)".contains("nor in the SQLCipher \(SQLCipherLibrary.majorVersion - 1)"), "\(error)")
         }
         // Explicit settings: only those are tried, and named.
-        let other = keyedConfiguration(passphrase: "s", cipherSettings: CipherSettings(pageSize: 8192))
+        let other = keyedConfiguration(passphrase: "s", cipherSettings: CipherSettings(pageSize: 8192, kdfIterations: 10000))
         XCTAssertThrowsError(try DatabaseQueue(path: path("custom.sqlite"), configuration: other)) { error in
             XCTAssertTrue("\(error)".contains("cipher_page_size 8192"), "\(error)")
             XCTAssertFalse("\(error)".contains("format"), "\(error)")

@@ -29,7 +29,7 @@ public struct KeyOptions: ParsableArguments {
     var keyCommandTimeout: Double = 30
 
     @Option(name: .customLong("kdf-iter"), help: ArgumentHelp(
-        "SQLCipher kdf_iter the file was made with (default: \(LibraryDefaults.kdfIterations)).", valueName: "n"))
+        "SQLCipher kdf_iter the file was (or is to be) made with (default: \(LibraryDefaults.kdfIterations)).", valueName: "n"))
     var kdfIterations: Int?
 
     @Option(name: .customLong("page-size"), help: ArgumentHelp(
@@ -124,7 +124,11 @@ struct KeySources {
 enum LibraryDefaults {
     static var kdfIterations: String {
         let settings = CipherSettings.libraryDefaults
-        return "\(settings.kdfIterations ?? 0), PBKDF2-HMAC-\(settings.kdfAlgorithm ?? .sha1), on SQLCipher \(SQLCipherLibrary.version)"
+        let newFiles = CipherSettings.newFileDefaults
+        let kdf = "\(settings.kdfIterations ?? 0), PBKDF2-HMAC-\(settings.kdfAlgorithm ?? .sha1)"
+        guard newFiles.kdfIterations != settings.kdfIterations else { return kdf + ", on SQLCipher \(SQLCipherLibrary.version)" }
+        return "\(newFiles.kdfIterations ?? 0) for new files with a passphrase; existing files are tried with \(kdf), "
+            + "older formats, then \(newFiles.kdfIterations ?? 0), on SQLCipher \(SQLCipherLibrary.version)"
     }
 
     static var pageSize: String { "\(CipherSettings.libraryDefaults.pageSize ?? 0) on SQLCipher \(SQLCipherLibrary.version)" }

@@ -21,6 +21,10 @@ enum Output {
         FileHandle.standardError.write(Data(("error: " + text + "\n").utf8))
     }
 
+    static func warning(_ text: String) {
+        FileHandle.standardError.write(Data(("warning: " + text + "\n").utf8))
+    }
+
     static func logger(verbose: Bool) -> Logger {
         var logger = Logger(label: ToolContext.commandName) { label in StreamLogHandler.standardError(label: label) }
         logger.logLevel = verbose ? .info : .warning

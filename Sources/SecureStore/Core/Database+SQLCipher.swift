@@ -16,7 +16,17 @@ extension Database {
 
     /// Gives the key of an encrypted database, as a passphrase. Call it in
     /// ``Configuration/prepareDatabase(_:)``. SQLCipher derives the key with
-    /// PBKDF2 (`kdf_iter` rounds: about 40 ms).
+    /// PBKDF2, `kdf_iter` rounds.
+    ///
+    /// A new file gets an iteration count that meets current guidance when
+    /// the configuration's ``CipherSettings`` name none (see
+    /// ``CipherSettings/newFileDefaults``: 1,300,000 rounds of
+    /// PBKDF2-HMAC-SHA1 on SQLCipher 3.4.x, about 0.6 s per open; SQLCipher
+    /// 4's 256,000 of SHA-512 on 4.x); an existing file opens with the
+    /// settings it was made with, found in turn. A ``DatabasePool`` derives
+    /// once for all its connections. Servers that open often can give a
+    /// raw key instead (``useRawKey(_:)-(SecretBytes)``), which skips the
+    /// derivation.
     ///
     /// A passphrase of the form `x'<64 hex digits>'` is a raw key.
     public func usePassphrase(_ passphrase: String) throws {
@@ -37,6 +47,7 @@ extension Database {
     /// with the derived raw key.
     public func usePassphrase(_ passphrase: SecretBytes) throws {
         guard !passphrase.isEmpty else { throw Database.emptyKeyError() }
+        if !passphrase.isRawKeyText { prepareKeyDerivationOfNewFile() }
         guard let cache = configuration.keyCache else { return try applyKey(passphrase) }
         let settings = keyingSettings
         let parameters = cache.keyDerivation(configured: SQLCipherLibrary.line.keyDerivation(for: settings))

@@ -54,12 +54,14 @@ public final class Database {
     /// The `-wal` and `-shm` files absent before the key check, when the
     /// key did not open the file (`removeFilesOfFailedProbes`).
     var filesOfFailedProbes: [String] = []
-    /// The file format (a `cipher_compatibility` level) that keying applies
-    /// over the configuration's settings: set while the open tries older
-    /// formats, and in a pool's readers once the writer found one.
-    var cipherFormatOverride: Int?
-    /// The older file formats the open tried after the defaults failed.
-    var cipherFormatsTried: [Int] = []
+    /// The file format that keying applies over the configuration's
+    /// settings (a `cipher_compatibility` level, an iteration count, or
+    /// both): set while the open tries other formats, for a new file keyed
+    /// with a passphrase, and in a pool's readers once the writer found one.
+    var cipherFormatOverride: CipherSettings?
+    /// The other file formats the open tried after the configuration's
+    /// settings failed.
+    var cipherFormatsTried: [CipherSettings] = []
     /// The date of the current transaction, once asked for (or the error
     /// the clock threw).
     var transactionDateResult: Result<Date, any Error>?

@@ -9,9 +9,10 @@ extension Cipher {
     /// source when the key alone does not (legacy formats).
     ///
     /// The new file gets the destination key's settings, over the source's
-    /// own settings when `keepsFormat` (a rekey or a backup stays readable
-    /// by the libraries that read the original), else over the library's
-    /// defaults.
+    /// own settings when `keepsFormat` (a backup stays readable by the
+    /// libraries that read the original), else over the library's
+    /// defaults, with SecureStore's iteration count for new files when the
+    /// key is a passphrase and its settings name none.
     static func export(from source: String, sourceKey: CipherKey?, to destination: String,
                        destinationKey: CipherKey?, keepsFormat: Bool, progress: Progress?,
                        openSource: (() throws -> Database)? = nil) throws -> ExportSummary {
@@ -52,7 +53,18 @@ extension Cipher {
         // the source's, nor SQLCipher's process defaults.
         let line = SQLCipherLibrary.line
         let base = keepsFormat ? try db.cipherSettings ?? line.defaults : line.defaults
-        let newKey = destinationKey.map { CipherKey(material: $0.material, settings: $0.settings.resolved(over: base)) }
+        let newKey = destinationKey.map { key in
+            // A new file (not a copy of this one) keyed with a passphrase
+            // gets a KDF that meets the guidance unless its settings say.
+            var settings = key.settings
+            if !keepsFormat, key.derivesKey {
+                if let strong = line.strengthened(settings) { settings = strong }
+                if let warning = line.weakKeyDerivationWarning(for: settings, path: destination) {
+                    Database.logError?(.SQLITE_WARNING, warning)
+                }
+            }
+            return CipherKey(material: key.material, settings: settings.resolved(over: base))
+        }
         let targetPragmas = try newKey.map { try line.pragmas(for: $0.settings, schema: target) } ?? []
         let keyText = try newKey?.attachKeyText() ?? SecretBytes([])
         // The copy is opened for its verification while the export writes

@@ -9,8 +9,9 @@ extension Cipher {
         /// SQLCipher 4: PBKDF2-HMAC-SHA512 with 256,000 iterations,
         /// HMAC-SHA512, 4096-byte pages. SQLCipher 3 libraries cannot read it.
         case sqlcipher4 = "SQLCipher 4"
-        /// SQLCipher 3: PBKDF2-HMAC-SHA1 with 64,000 iterations, HMAC-SHA1,
-        /// 1024-byte pages.
+        /// SQLCipher 3: PBKDF2-HMAC-SHA1, HMAC-SHA1, 1024-byte pages; 64,000
+        /// iterations by SQLCipher 3's default, 1,300,000 in the files
+        /// SecureStore makes on SQLCipher 3.4.x.
         case sqlcipher3 = "SQLCipher 3"
         /// SQLCipher 2: 4,000 PBKDF2 iterations.
         case sqlcipher2 = "SQLCipher 2"
@@ -47,6 +48,11 @@ extension Cipher {
             }
         }
 
+        /// True for the variants that only explicit settings read (big-endian
+        /// page numbers, the 2.0 betas' salt mask): a connection's open
+        /// finds the others by itself.
+        var needsExplicitSettings: Bool { hmacSaltMask != nil || self == .sqlcipher2BigEndian }
+
         /// The settings that read a file of this format.
         var settings: CipherSettings {
             var settings = CipherSettings(compatibility: compatibility)
@@ -69,8 +75,10 @@ extension Cipher {
         public var summary: ExportSummary?
     }
 
-    /// Finds the format of an encrypted file: the library's current one
-    /// first, then each older one with the given key, read-only. Throws
+    /// Finds the format of an encrypted file, read-only: the one a
+    /// connection's open finds with the given key (the library's defaults,
+    /// its older formats, SecureStore's strengthened SQLCipher 3 format),
+    /// else each variant that needs explicit settings. Throws
     /// `SQLITE_NOTADB` when none opens it (a wrong key, or a format the
     /// library cannot read, such as a SQLCipher 4 file on SQLCipher 3).
     ///
@@ -78,13 +86,15 @@ extension Cipher {
     /// format (custom settings count as the current format).
     public static func detectFormat(at path: String, key: CipherKey) throws -> FileFormat {
         try checkUpgradable(path)
-        if !key.settings.isEmpty {
+        do {
             let db = try open(path, format: nil, key: key, readonly: true)
             defer { try? db.close() }
             let version = try db.cipherSettings?.formatVersion
-            return FileFormat.readable.first { $0.compatibility == version && $0.hmacSaltMask == nil } ?? .current
+            return FileFormat.readable.first { $0.compatibility == version && !$0.needsExplicitSettings } ?? .current
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_NOTADB && key.settings.isEmpty {
+            // Not found by the open: one of the variants, or a wrong key.
         }
-        for format in FileFormat.readable {
+        for format in FileFormat.readable where format.needsExplicitSettings {
             guard let db = try? open(path, format: format, key: key, readonly: true) else { continue }
             try db.close()
             return format
@@ -99,8 +109,9 @@ extension Cipher {
     /// Rewrites a file of an older format (SQLCipher 1.x or 2.x, including
     /// 2.0 betas and files from big-endian devices, and SQLCipher 3 on a
     /// SQLCipher 4 library) in the library's current format, with the same
-    /// key and the library's default settings. A file already in the
-    /// current format is left alone.
+    /// key and the settings of a new file (``CipherSettings/newFileDefaults``
+    /// for a passphrase: 1,300,000 iterations on SQLCipher 3.4.x). A file
+    /// already in the current format is left alone.
     ///
     /// The file is exported into a private temporary file beside it
     /// (`sqlcipher_export`), which is verified (row counts, `user_version`,
@@ -116,7 +127,7 @@ extension Cipher {
         let currentKey = CipherKey(material: key.material)
         let summary = try export(from: path, sourceKey: nil, to: path, destinationKey: currentKey, keepsFormat: false,
                                  progress: progress) {
-            try open(path, format: format, key: key, readonly: false)
+            try open(path, format: format.needsExplicitSettings ? format : nil, key: key, readonly: false)
         }
         return UpgradeReport(format: format, summary: summary)
     }

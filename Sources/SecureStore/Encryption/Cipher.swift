@@ -40,7 +40,9 @@ public enum Cipher {
 
     /// Makes an encrypted copy of a plaintext SQLite file. With
     /// `destination == source` the encrypted file replaces the plaintext
-    /// one atomically.
+    /// one atomically. A passphrase whose settings name no `kdf_iter` gets
+    /// ``CipherSettings/newFileDefaults`` (1,300,000 iterations on
+    /// SQLCipher 3.4.x).
     @discardableResult
     public static func encrypt(plaintextAt source: String, to destination: String, key: CipherKey,
                                progress: Progress? = nil) throws -> ExportSummary {
@@ -68,8 +70,11 @@ public enum Cipher {
     /// (raise `kdf_iter`, change the page size) over the library's
     /// defaults: on SQLCipher 4, a SQLCipher 3 file comes out in SQLCipher
     /// 4's format unless the new key's settings say `compatibility: 3` (a
-    /// fleet that SQLCipher 3 hosts still read). Until the final rename the
-    /// old file is untouched; after it, only the new key opens the file.
+    /// fleet that SQLCipher 3 hosts still read, with SQLCipher 3's 64,000
+    /// iterations and a warning). A new passphrase whose settings name
+    /// neither gets ``CipherSettings/newFileDefaults`` (1,300,000 iterations
+    /// on SQLCipher 3.4.x). Until the final rename the old file is
+    /// untouched; after it, only the new key opens the file.
     @discardableResult
     public static func rekey(at path: String, from oldKey: CipherKey, to newKey: CipherKey,
                              progress: Progress? = nil) throws -> ExportSummary {

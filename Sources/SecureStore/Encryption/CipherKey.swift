@@ -36,6 +36,13 @@ public struct CipherKey: Sendable, CustomStringConvertible {
         self.init(material: .rawKey(SecretBytes(rawKey)), settings: settings)
     }
 
+    /// True for a passphrase, which SQLCipher derives a key from; false
+    /// for a raw key (also one spelled `x'<hex>'` as a passphrase).
+    var derivesKey: Bool {
+        guard case .passphrase(let secret) = material else { return false }
+        return !secret.isRawKeyText
+    }
+
     /// Keys a connection: call it from `prepareDatabase`.
     public func apply(to db: Database) throws {
         switch material {

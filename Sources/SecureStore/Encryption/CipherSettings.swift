@@ -7,7 +7,9 @@ import Foundation
 /// (``libraryDefaults``): SQLCipher 4's on a 4.x library (4096-byte pages,
 /// PBKDF2-HMAC-SHA512 with 256,000 iterations, HMAC-SHA512), SQLCipher 3's
 /// on 3.4.x (1024-byte pages, PBKDF2-HMAC-SHA1 with 64,000 iterations,
-/// HMAC-SHA1).
+/// HMAC-SHA1), except the iteration count of a new file keyed with a
+/// passphrase: it meets the guidance (``newFileDefaults``: 1,300,000 on
+/// SQLCipher 3.4.x).
 ///
 /// ```swift
 /// // A SQLCipher 3 file, on any library:
@@ -24,6 +26,7 @@ import Foundation
 /// ### Defaults
 ///
 /// - ``libraryDefaults``
+/// - ``newFileDefaults``
 /// - ``sqlcipher4Defaults``
 /// - ``sqlcipher3Defaults``
 /// - ``defaults(compatibility:)``
@@ -117,6 +120,30 @@ public struct CipherSettings: Hashable, Sendable, CustomStringConvertible {
     /// SQLCipher 3's defaults: 1024-byte pages, PBKDF2-HMAC-SHA1 with
     /// 64,000 iterations, HMAC-SHA1.
     public static let sqlcipher3Defaults = defaults(compatibility: 3)
+
+    /// SQLCipher 3's format with the iteration count of the guidance for
+    /// PBKDF2-HMAC-SHA1 (1,300,000): what SecureStore gives a new file
+    /// keyed with a passphrase on SQLCipher 3.4.x.
+    static let strengthenedSQLCipher3 = CipherSettings(
+        kdfIterations: KeyDerivationStrength.recommendedIterations(for: .sha1), compatibility: 3)
+
+    /// The settings SecureStore gives a new file keyed with a passphrase
+    /// when the configuration names no iteration count, every property
+    /// given: SQLCipher 4's defaults on SQLCipher 4.x (PBKDF2-HMAC-SHA512,
+    /// 256,000 iterations, which meet the guidance), and on SQLCipher 3.4.x
+    /// SQLCipher 3's format with 1,300,000 iterations instead of its
+    /// default 64,000 (see ``KeyDerivationStrength``).
+    ///
+    /// ```swift
+    /// CipherSettings.newFileDefaults.kdfIterations   // 1_300_000 on SQLCipher 3.4.1
+    /// ```
+    ///
+    /// A file opened with no settings is read with the library's defaults
+    /// first, then older formats, then these.
+    public static var newFileDefaults: CipherSettings {
+        let line = SQLCipherLibrary.line
+        return (line.strengthened(CipherSettings()) ?? CipherSettings()).resolved(over: line.defaults)
+    }
 
     /// The defaults of the SQLCipher library this process runs on:
     /// ``sqlcipher4Defaults`` on SQLCipher 4.x, ``sqlcipher3Defaults`` on 3.x.

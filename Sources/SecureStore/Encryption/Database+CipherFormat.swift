@@ -27,8 +27,33 @@ extension Database {
     /// the open is trying.
     var keyingSettings: CipherSettings {
         var settings = configuration.cipherSettings
-        if let cipherFormatOverride { settings.compatibility = cipherFormatOverride }
+        if let compatibility = cipherFormatOverride?.compatibility { settings.compatibility = compatibility }
+        if let iterations = cipherFormatOverride?.kdfIterations { settings.kdfIterations = iterations }
         return settings
+    }
+
+    /// Before a passphrase keys a new, empty file: SecureStore's iteration
+    /// count for new files when the configuration names none (1,300,000 on
+    /// SQLCipher 3.4.x; see ``CipherSettings/newFileDefaults``), and a
+    /// warning in ``Database/logError`` when the KDF it gets is below the
+    /// guidance. A pool's other connections start with the same count.
+    func prepareKeyDerivationOfNewFile() {
+        guard cipherFormatOverride == nil, isNewFile else { return }
+        let line = SQLCipherLibrary.line
+        if let strong = line.strengthened(configuration.cipherSettings) {
+            cipherFormatOverride = CipherSettings(kdfIterations: strong.kdfIterations)
+            return
+        }
+        if let warning = line.weakKeyDerivationWarning(for: configuration.cipherSettings, path: path) {
+            Database.logError?(.SQLITE_WARNING, warning)
+        }
+    }
+
+    /// True for a file that holds nothing yet: SQLCipher will choose its
+    /// salt, and the settings keying gives are the ones it is made with.
+    private var isNewFile: Bool {
+        guard !path.isEmpty, path != ":memory:", !path.hasPrefix("file:"), !configuration.readonly else { return false }
+        return (PrivateFile.size(of: path) ?? 0) == 0 && (PrivateFile.size(of: path + "-wal") ?? 0) == 0
     }
 
     /// Before `prepareDatabase`: SQLCipher's process-wide options that the
@@ -43,10 +68,13 @@ extension Database {
     /// Checks that the key opens the file. When it does not, and nothing
     /// pinned the cipher settings (the configuration has none, and
     /// `prepareDatabase` left the library's defaults), the older file
-    /// formats of the line are tried in turn, SQLCipher 3, 2 then 1 on
-    /// SQLCipher 4, by keying the connection again: nothing is written
-    /// until one reads. A pool's readers start with the format its writer
-    /// found.
+    /// formats of the line are tried in turn by keying the connection
+    /// again, and nothing is written until one reads: on SQLCipher 4,
+    /// SQLCipher 3, 2, then SQLCipher 3's format with 1,300,000 iterations
+    /// (which SecureStore makes on SQLCipher 3.4.x), then SQLCipher 1 (see
+    /// `SQLCipherLine.fallbackFormats(for:)`). Settings that name no
+    /// iteration count are tried with SecureStore's count for new files
+    /// too. A pool's readers start with the format its writer found.
     func verifyReadableDetectingFormat() throws {
         // SQLCipher 1's format has no HMAC: with a wrong key, page 1
         // decrypts to noise, and SQLite follows the WAL flag of that noise
@@ -56,10 +84,11 @@ extension Database {
             ? [path + "-wal", path + "-shm"].filter { PrivateFile.size(of: $0) == nil } : []
         do {
             try verifyReadable()
+            try rememberFormatOfNewFile()
         } catch let error as DatabaseError where error.resultCode == .SQLITE_NOTADB {
             filesOfFailedProbes = absentFiles
             guard try mayDetectCipherFormat() else { throw error }
-            for format in SQLCipherLibrary.line.olderFormats {
+            for format in SQLCipherLibrary.line.fallbackFormats(for: configuration.cipherSettings) {
                 cipherFormatOverride = format
                 cipherFormatsTried.append(format)
                 try runSetups()
@@ -77,16 +106,38 @@ extension Database {
         }
     }
 
+    /// A pool's writer that made a new file with SecureStore's iteration
+    /// count: its readers start with that count, unless `prepareDatabase`
+    /// set another (GRDB's `PRAGMA kdf_iter` after the key).
+    private func rememberFormatOfNewFile() throws {
+        guard let format = cipherFormatOverride, let cache = configuration.keyCache, cache.detectedFormat == nil,
+              try cipherSettings?.kdfIterations == format.kdfIterations
+        else { return }
+        cache.remember(format: format)
+    }
+
+    /// True when the connection was keyed with the configuration's
+    /// settings as they are (`prepareDatabase` changed none after the key),
+    /// and those settings leave a format to find.
     private func mayDetectCipherFormat() throws -> Bool {
-        guard isKeyed, cipherFormatOverride == nil, configuration.cipherSettings.isEmpty,
-              !path.isEmpty, path != ":memory:", !fileHasPlaintextHeader,
+        guard isKeyed, cipherFormatOverride == nil, !path.isEmpty, path != ":memory:", !fileHasPlaintextHeader,
               let settings = try? cipherSettings
         else { return false }
-        let defaults = SQLCipherLibrary.line.defaults
-        return settings.kdfIterations == defaults.kdfIterations && settings.pageSize == defaults.pageSize
-            && settings.usesHMAC == defaults.usesHMAC && settings.kdfAlgorithm == defaults.kdfAlgorithm
-            && settings.hmacAlgorithm == defaults.hmacAlgorithm
-            && settings.plaintextHeaderSize == defaults.plaintextHeaderSize
+        let configured = configuration.cipherSettings
+        guard configured.kdfIterations == nil, configured.compatibility == nil else { return false }
+        let expected = configured.resolved(over: SQLCipherLibrary.line.defaults)
+        return settings.kdfIterations == expected.kdfIterations && settings.pageSize == expected.pageSize
+            && settings.usesHMAC == expected.usesHMAC && settings.kdfAlgorithm == expected.kdfAlgorithm
+            && settings.hmacAlgorithm == expected.hmacAlgorithm
+            && settings.plaintextHeaderSize == expected.plaintextHeaderSize
+    }
+
+    /// `SQLCipher 2`, `SQLCipher 3 (1,300,000 iterations)`,
+    /// `1,300,000 iterations`: a format the open tried.
+    private static func formatName(_ format: CipherSettings) -> String {
+        let iterations = format.kdfIterations.map { KeyDerivationStrength.grouped($0) + " iterations" }
+        guard let compatibility = format.compatibility else { return iterations ?? "\(format)" }
+        return "SQLCipher \(compatibility)" + (iterations.map { " (\($0))" } ?? "")
     }
 
     /// The error for a file that SQLCipher cannot read, in plain words.
@@ -103,12 +154,12 @@ extension Database {
                 ? "file is not encrypted: \(path) is a plaintext SQLite database, and a key was given. Encrypt it first (migrate-tool encrypt), or open it without a key"
                 : "\(path) has a plaintext header but cannot be read"
         } else if isKeyed {
-            var settings = cipherFormatsTried.isEmpty
-                ? "the given key and cipher settings (\(keyingSettings))"
+            var settings = cipherFormatsTried.isEmpty || !configuration.cipherSettings.isEmpty
+                ? "the given key and cipher settings (\(cipherFormatsTried.isEmpty ? keyingSettings : configuration.cipherSettings))"
                 : "the given key and SQLCipher \(line.version)'s default settings (\(line.defaults))"
-            if let last = cipherFormatsTried.last {
-                let formats = cipherFormatsTried.dropLast().map(String.init).joined(separator: ", ")
-                settings += ", nor in the SQLCipher " + (formats.isEmpty ? "\(last)" : "\(formats) or \(last)") + " format"
+            if let last = cipherFormatsTried.last.map(Database.formatName) {
+                let formats = cipherFormatsTried.dropLast().map(Database.formatName).joined(separator: ", ")
+                settings += ", nor in the " + (formats.isEmpty ? last : "\(formats) or \(last)") + " format"
             }
             var text = "the key is wrong, or the file is not a database: \(path) cannot be read with \(settings). Check the key, and give the cipher settings the file was made with"
             if !line.unreadableFileAdvice.isEmpty { text += ". " + line.unreadableFileAdvice }

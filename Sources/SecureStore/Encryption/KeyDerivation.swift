@@ -66,17 +66,18 @@ final class DerivedKeyCache: @unchecked Sendable {
     /// `cipher_compatibility` after `usePassphrase`): keys are derived with
     /// it from then on.
     private var observedParameters: KeyDerivation.Parameters?
-    private var format: Int?
+    private var format: CipherSettings?
 
     /// How many times a key was derived from a passphrase.
     var derivationCount: Int { lock.withLock { derivations } }
 
-    /// The older file format (a `cipher_compatibility` level) the pool's
-    /// connections open the file in, once one connection found it.
-    var detectedFormat: Int? { lock.withLock { format } }
+    /// The file format (a `cipher_compatibility` level, an iteration count)
+    /// the pool's connections open the file in, once one connection found
+    /// it or made the file.
+    var detectedFormat: CipherSettings? { lock.withLock { format } }
 
     /// Remembers the format a connection found.
-    func remember(format: Int) {
+    func remember(format: CipherSettings) {
         lock.withLock { self.format = format }
     }
 

@@ -19,6 +19,7 @@
 ///
 /// - ``init(_:)``
 /// - ``guidance(for:)``
+/// - ``recommendedIterations(for:)``
 /// - ``isWeak``
 public struct KeyDerivationStrength: Hashable, Sendable, CustomStringConvertible {
     /// The hash of PBKDF2.
@@ -45,6 +46,16 @@ public struct KeyDerivationStrength: Hashable, Sendable, CustomStringConvertible
         case .sha256: return 600_000
         case .sha512: return 210_000
         }
+    }
+
+    /// The iteration count SecureStore gives new files: the guidance,
+    /// or SQLCipher 4's default 256,000 for SHA-512 (above its guidance).
+    ///
+    /// ```swift
+    /// KeyDerivationStrength.recommendedIterations(for: .sha1)   // 1_300_000
+    /// ```
+    public static func recommendedIterations(for algorithm: CipherSettings.Algorithm) -> Int {
+        algorithm == .sha512 ? 256_000 : guidance(for: algorithm)
     }
 
     /// True below the guidance.

@@ -39,6 +39,50 @@ extension SQLCipherLine {
                                         iterations: resolved.kdfIterations ?? 64000)
     }
 
+    /// The settings a new file keyed with a passphrase gets: `settings`
+    /// with the recommended iteration count
+    /// (``KeyDerivationStrength/recommendedIterations(for:)``) when they
+    /// name neither a `kdf_iter` nor a compatibility level and the line's
+    /// default for them is below the guidance; nil when they need no
+    /// change (SQLCipher 4's defaults, or an explicit count).
+    func strengthened(_ settings: CipherSettings) -> CipherSettings? {
+        guard settings.kdfIterations == nil, settings.compatibility == nil else { return nil }
+        let strength = KeyDerivationStrength(settings.resolved(over: defaults))
+        guard strength.isWeak else { return nil }
+        var strong = settings
+        strong.kdfIterations = KeyDerivationStrength.recommendedIterations(for: strength.algorithm)
+        return strong
+    }
+
+    /// The warning for a new file keyed with a passphrase whose settings
+    /// give a KDF below the guidance (an explicit lower count, or an old
+    /// compatibility level); nil when it meets the guidance.
+    func weakKeyDerivationWarning(for settings: CipherSettings, path: String) -> String? {
+        let strength = KeyDerivationStrength(settings.resolved(over: defaults))
+        guard strength.isWeak else { return nil }
+        let recommended = KeyDerivationStrength.recommendedIterations(for: strength.algorithm)
+        return """
+            \(path) is made with a weak key derivation (\(strength)): give no kdf_iter to get \
+            \(KeyDerivationStrength.grouped(recommended)), or use a raw key
+            """
+    }
+
+    /// What the open tries, in order, when the configuration's settings do
+    /// not read a file: with no settings at all, the line's older formats
+    /// with HMAC (cheapest first), SQLCipher 3's format with 1,300,000
+    /// iterations (what SecureStore gives new files on SQLCipher 3.4.x),
+    /// then SQLCipher 1's;
+    /// with settings that name no iteration count, the same settings with
+    /// the count SecureStore gives new files.
+    func fallbackFormats(for settings: CipherSettings) -> [CipherSettings] {
+        guard settings.isEmpty else { return strengthened(settings).map { [$0] } ?? [] }
+        // SQLCipher 1's format, without HMAC, comes last: once a connection
+        // has read a page without HMAC, SQLCipher keeps that page layout.
+        let formats = olderFormats.filter { $0 >= 2 }.map { CipherSettings(compatibility: $0) }
+            + [CipherSettings.strengthenedSQLCipher3]
+        return formats + olderFormats.filter { $0 < 2 }.map { CipherSettings(compatibility: $0) }
+    }
+
     /// The settings both lines report after the key (`kdf_iter`,
     /// `cipher_page_size`, `cipher_use_hmac`), and `PRAGMA name` of others.
     func readSettings(_ db: Database) throws -> (settings: CipherSettings, pragma: (String) throws -> String?) {

@@ -150,6 +150,16 @@ public final class SecretBytes: @unchecked Sendable, CustomStringConvertible {
         }
     }
 
+    /// True for SQLCipher's text form of a raw key, `x'<64 or 96 hex
+    /// digits>'`, which SQLCipher uses without a key derivation.
+    var isRawKeyText: Bool {
+        guard count == 67 || count == 99 else { return false }
+        return withUnsafeBytes { text in
+            (text[0] | 0x20) == UInt8(ascii: "x") && text[1] == UInt8(ascii: "'") && text[count - 1] == UInt8(ascii: "'")
+                && text[2..<(count - 1)].allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || (($0 | 0x20) >= 0x61 && ($0 | 0x20) <= 0x66) }
+        }
+    }
+
     /// The size only, never the bytes.
     public var description: String { "<secret, \(count) bytes>" }
 }

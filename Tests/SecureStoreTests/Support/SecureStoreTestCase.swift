@@ -28,9 +28,25 @@ class SecureStoreTestCase: XCTestCase {
         directory.appendingPathComponent(name).path
     }
 
+    /// The cipher settings of the suite's keyed files: on SQLCipher 3.4.x,
+    /// its default 64,000 iterations pinned (the `sqlcipher` CLI's default
+    /// too), because the 1,300,000 that SecureStore gives new files cost
+    /// 0.6 s or more per open and the suite opens files hundreds of times; on SQLCipher 4, its defaults. The defaults
+    /// themselves are tested in `NewFileKeyDerivationTests`.
+    static var suiteCipherSettings: CipherSettings {
+        SQLCipherLibrary.majorVersion == 3 ? CipherSettings(kdfIterations: 64000) : CipherSettings()
+    }
+
+    /// What the `sqlcipher` CLI needs after its key to read a new file that
+    /// SecureStore keyed with a passphrase and no settings: `PRAGMA kdf_iter
+    /// = 1300000;` on SQLCipher 3.4.x, nothing on 4.x.
+    static var newFileKDFPragma: String {
+        SQLCipherLibrary.majorVersion == 3 ? "PRAGMA kdf_iter = \(CipherSettings.newFileDefaults.kdfIterations ?? 0);" : ""
+    }
+
     /// A configuration that keys every connection with `passphrase`.
     func keyedConfiguration(
-        passphrase: String, cipherSettings: CipherSettings = CipherSettings()
+        passphrase: String, cipherSettings: CipherSettings = SecureStoreTestCase.suiteCipherSettings
     ) -> Configuration {
         var config = Configuration()
         config.cipherSettings = cipherSettings
@@ -54,6 +70,21 @@ class SecureStoreTestCase: XCTestCase {
 
     func makeEncryptedQueue(_ name: String = "db.sqlite", passphrase: String = "secret") throws -> DatabaseQueue {
         try DatabaseQueue(path: path(name), configuration: keyedConfiguration(passphrase: passphrase))
+    }
+
+    /// `readers` reads at once, each holding its connection a moment so
+    /// that the pool opens that many; what `read` returns, or -1 for a
+    /// failed read.
+    func concurrentReads(_ dbPool: DatabasePool, readers: Int, _ read: @escaping @Sendable (Database) throws -> Int?) -> [Int] {
+        let results = Locked<[Int]>([])
+        DispatchQueue.concurrentPerform(iterations: readers) { _ in
+            let value = try? dbPool.read { db -> Int? in
+                Thread.sleep(forTimeInterval: 0.05)
+                return try read(db)
+            }
+            results.mutate { $0.append(value.flatMap { $0 } ?? -1) }
+        }
+        return results.value
     }
 
     func sha256(_ path: String) throws -> String {

@@ -44,12 +44,7 @@ struct Workloads {
             cases.append(Case(workload: "W3 open", mode: mode.name, variant: "raw C passphrase", floor: "raw C raw key") {
                 try seconds { _ = try RawConnection(path: file, key: key).scalar(query) }
             })
-            cases.append(Case(workload: "W3 open", mode: mode.name, variant: "passphrase", floor: "raw C raw key") {
-                try seconds {
-                    let dbQueue = try DatabaseQueue(path: file, configuration: mode.configuration)
-                    _ = try dbQueue.read { try Int.fetchOne($0, sql: query) }
-                }
-            })
+            cases.append(queueOpenCase(file, mode: mode, variant: "passphrase", floor: "raw C raw key", query: query))
             let rawKeyText = "x'\(rawKeyHex)'"
             let rawKeyFile = try populatedFile("w3-rawkey.db", mode: Mode(name: "raw key", key: rawKeyText))
             cases.append(Case(workload: "W3 open", mode: mode.name, variant: "raw C raw key", floor: "raw C raw key") {
@@ -67,24 +62,43 @@ struct Workloads {
             cases.append(Case(workload: "W3 open", mode: mode.name, variant: "raw C", floor: "raw C") {
                 try seconds { _ = try RawConnection(path: file, key: nil).scalar(query) }
             })
-            cases.append(Case(workload: "W3 open", mode: mode.name, variant: "queue", floor: "raw C") {
-                try seconds {
-                    let dbQueue = try DatabaseQueue(path: file, configuration: mode.configuration)
-                    _ = try dbQueue.read { try Int.fetchOne($0, sql: query) }
-                }
-            })
+            cases.append(queueOpenCase(file, mode: mode, variant: "queue", floor: "raw C", query: query))
         }
-        // A pool's reader: the writer (opened untimed) paid the key
-        // derivation; the reader opens with the derived key.
-        let poolFile = path("w3-pool-\(mode.name).db")
+        cases.append(try poolReaderCase(file, mode: mode, variant: "pool reader N", query: query))
+        // A file with the iteration count SecureStore gives new files
+        // (1,300,000 on SQLCipher 3.4.x): its open with no settings (which
+        // tries the library's defaults and older formats first), and a
+        // pool's reader, which derives nothing.
+        if let key = mode.key, CipherSettings.newFileDefaults.kdfIterations != CipherSettings.libraryDefaults.kdfIterations {
+            let strongFile = path("w3-new-file-kdf.db")
+            try copyDatabase(file, to: strongFile)
+            try Cipher.rekey(at: strongFile, from: CipherKey(passphrase: key), to: CipherKey(passphrase: key))
+            cases.append(queueOpenCase(strongFile, mode: mode, variant: "passphrase, new-file KDF", floor: "raw C raw key", query: query))
+            cases.append(try poolReaderCase(strongFile, mode: mode, variant: "pool reader N, new-file KDF", query: query))
+        }
+        return cases
+    }
+
+    /// A queue's open of `file` and its first query.
+    private func queueOpenCase(_ file: String, mode: Mode, variant: String, floor: String, query: String) -> Case {
+        Case(workload: "W3 open", mode: mode.name, variant: variant, floor: floor) {
+            try seconds {
+                let dbQueue = try DatabaseQueue(path: file, configuration: mode.configuration)
+                _ = try dbQueue.read { try Int.fetchOne($0, sql: query) }
+            }
+        }
+    }
+
+    /// A pool's reader, on a copy of `file`: the writer (opened untimed)
+    /// paid the key derivation; the reader opens with the derived key.
+    private func poolReaderCase(_ file: String, mode: Mode, variant: String, query: String) throws -> Case {
+        let poolFile = path("w3-pool-\(variant.filter(\.isLetter))-\(mode.name).db")
         try copyDatabase(file, to: poolFile)
-        cases.append(Case(workload: "W3 open", mode: mode.name, variant: "pool reader N",
-                          floor: mode.key == nil ? "raw C" : "raw C raw key") {
+        return Case(workload: "W3 open", mode: mode.name, variant: variant, floor: mode.key == nil ? "raw C" : "raw C raw key") {
             let dbPool = try DatabasePool(path: poolFile, configuration: mode.configuration)
             defer { try? dbPool.close() }
             return try seconds { _ = try dbPool.read { try Int.fetchOne($0, sql: query) } }
-        })
-        return cases
+        }
     }
 
     // MARK: W4 rekey, encrypt
