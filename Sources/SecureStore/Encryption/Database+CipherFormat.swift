@@ -87,8 +87,9 @@ extension Database {
             try rememberFormatOfNewFile()
         } catch let error as DatabaseError where error.resultCode == .SQLITE_NOTADB {
             filesOfFailedProbes = absentFiles
-            guard try mayDetectCipherFormat() else { throw error }
-            for format in SQLCipherLibrary.line.fallbackFormats(for: configuration.cipherSettings) {
+            let formats = try formatsToDetect()
+            guard !formats.isEmpty else { throw error }
+            for format in formats {
                 cipherFormatOverride = format
                 cipherFormatsTried.append(format)
                 try runSetups()
@@ -116,20 +117,30 @@ extension Database {
         cache.remember(format: format)
     }
 
-    /// True when the connection was keyed with the configuration's
-    /// settings as they are (`prepareDatabase` changed none after the key),
-    /// and those settings leave a format to find.
-    private func mayDetectCipherFormat() throws -> Bool {
+    /// The formats the open may try after the first key failed: all the
+    /// line's fallbacks when the connection was keyed with the
+    /// configuration's settings as they are; only SecureStore's iteration
+    /// count for new files when `prepareDatabase` changed other settings
+    /// after the key (GRDB's way: `PRAGMA cipher_page_size` after
+    /// `usePassphrase`), which it applies again over each try; none when
+    /// the count is given.
+    private func formatsToDetect() throws -> [CipherSettings] {
         guard isKeyed, cipherFormatOverride == nil, !path.isEmpty, path != ":memory:", !fileHasPlaintextHeader,
               let settings = try? cipherSettings
-        else { return false }
+        else { return [] }
         let configured = configuration.cipherSettings
-        guard configured.kdfIterations == nil, configured.compatibility == nil else { return false }
-        let expected = configured.resolved(over: SQLCipherLibrary.line.defaults)
-        return settings.kdfIterations == expected.kdfIterations && settings.pageSize == expected.pageSize
-            && settings.usesHMAC == expected.usesHMAC && settings.kdfAlgorithm == expected.kdfAlgorithm
-            && settings.hmacAlgorithm == expected.hmacAlgorithm
-            && settings.plaintextHeaderSize == expected.plaintextHeaderSize
+        let line = SQLCipherLibrary.line
+        let expected = configured.resolved(over: line.defaults)
+        guard configured.kdfIterations == nil, configured.compatibility == nil,
+              settings.kdfIterations == expected.kdfIterations, settings.kdfAlgorithm == expected.kdfAlgorithm
+        else { return [] }
+        if settings.pageSize == expected.pageSize && settings.usesHMAC == expected.usesHMAC
+            && settings.hmacAlgorithm == expected.hmacAlgorithm && settings.plaintextHeaderSize == expected.plaintextHeaderSize {
+            return line.fallbackFormats(for: configured)
+        }
+        var changed = configured
+        (changed.pageSize, changed.usesHMAC, changed.hmacAlgorithm) = (settings.pageSize, settings.usesHMAC, settings.hmacAlgorithm)
+        return line.strengthened(changed).map { [CipherSettings(kdfIterations: $0.kdfIterations)] } ?? []
     }
 
     /// `SQLCipher 2`, `SQLCipher 3 (1,300,000 iterations)`,
