@@ -37,8 +37,11 @@ final class SecretsTests: MigrateToolTestCase {
         ]
     }
 
+    /// Runs the tool with the key from `source`, and the suite's iteration
+    /// count for the key (and a rekey's new key).
     private func run(_ arguments: [String], _ source: Source, extraEnvironment: [String: String] = [:]) throws -> CommandLineClient.Result {
         let environment = source.environment.merging(extraEnvironment) { $1 }
+        let arguments = arguments + Self.suiteKDFArguments + (arguments.first == "rekey" ? Self.suiteNewKDFArguments : [])
         if let file = source.descriptorFile {
             return try CommandLineClient.run("/bin/bash", ["-c", "exec 3<\"$1\"; shift; exec \"$@\"", "bash", file, binary]
                                              + arguments + source.arguments, stdin: source.stdin, environment: environment)
@@ -56,7 +59,7 @@ final class SecretsTests: MigrateToolTestCase {
     }
 
     func testNoOutputOfAnyCommandShowsTheKey() throws {
-        let created = try tool(["create", path("app.db"), "--key-env", "K"], environment: ["K": secret])
+        let created = try tool(["create", path("app.db"), "--key-env", "K"] + Self.suiteKDFArguments, environment: ["K": secret])
         XCTAssertEqual(created.status, 0, created.stderr)
         try FileManager.default.copyItem(atPath: path("app.db"), toPath: path("other.db"))
         for source in try sources(for: secret) {
@@ -82,7 +85,8 @@ final class SecretsTests: MigrateToolTestCase {
                                 extraEnvironment: ["NEXT": nextSecret])
             XCTAssertEqual(rekey.status, 0, "\(source.name) rekey: \(rekey.stderr)")
             assertHidden(rekey, "\(source.name) rekey")
-            let back = try tool(["rekey", path("other.db"), "--key-env", "NEXT", "--new-key-env", "K", "--json"],
+            let back = try tool(["rekey", path("other.db"), "--key-env", "NEXT", "--new-key-env", "K", "--json"]
+                                + Self.suiteKDFArguments + Self.suiteNewKDFArguments,
                                 environment: ["NEXT": nextSecret, "K": secret])
             XCTAssertEqual(back.status, 0, back.stderr)
             assertHidden(back, "rekey back")
