@@ -18,6 +18,10 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", exact: "1.16.2"),
         // OrderedDictionary: the children of a request, in the order given.
         .package(url: "https://github.com/apple/swift-collections", exact: "1.6.0"),
+        // Ed25519 signatures of migration directories (`keygen`, `hash --sign`,
+        // `--trusted-key`); its BoringSSL symbols are prefixed, so they do
+        // not meet libsqlcipher's OpenSSL.
+        .package(url: "https://github.com/apple/swift-crypto", exact: "3.12.3"),
         // Tests only: property-based fuzzing of the parsers.
         .package(url: "https://github.com/x-sheep/swift-property-based", exact: "2.0.1"),
         // `swift package generate-documentation` (scripts/docs.sh).
@@ -48,6 +52,7 @@ let package = Package(
                 "SecureStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
         .executableTarget(

@@ -26,7 +26,7 @@ public struct MigrateToolCommand: ParsableCommand {
                 """,
             version: versionText,
             subcommands: [Inspect.self, Status.self, Apply.self, Rollback.self, TestMigrations.self, Rehearse.self, Lint.self, Hash.self, Baseline.self, Repair.self, Schema.self, Diff.self, Create.self, New.self,
-                          Encrypt.self, Decrypt.self, Rekey.self, Upgrade.self, Verify.self, Backup.self, Backups.self, Restore.self, Audit.self]
+                          Encrypt.self, Decrypt.self, Rekey.self, Upgrade.self, Verify.self, Backup.self, Backups.self, Restore.self, Audit.self, History.self, Keygen.self]
         )
     }
 

@@ -14,7 +14,7 @@ final class BadInputMatrixTests: MigrateToolTestCase {
     }
 
     /// Commands that only read the database.
-    private let readers = ["inspect", "status", "verify", "backup", "decrypt"]
+    private let readers = ["inspect", "status", "verify", "backup", "decrypt", "history"]
     /// Commands that change it.
     private let writers = ["apply", "rollback", "rekey", "upgrade", "encrypt"]
     private var commands: [String] { readers + writers }
@@ -26,6 +26,7 @@ final class BadInputMatrixTests: MigrateToolTestCase {
         case "inspect": return ["inspect", file] + key
         case "status": return ["status", file, "--migrations", migrations] + key
         case "verify": return ["verify", file] + key
+        case "history": return ["history", file] + key
         case "backup": return ["backup", file, "--output", output] + key
         case "decrypt": return ["decrypt", file, "--output", output, "--allow-plaintext"] + key
         case "apply": return ["apply", file, "--migrations", migrations] + key

@@ -96,7 +96,10 @@ final class LifecycleCommandTests: MigrateToolTestCase {
         let rotated = try tool(["rekey"] + files + ["--key-file", keys, "--new-key-env", "NEXT", "--jobs", "2", "--json"],
                                environment: environment)
         XCTAssertEqual(rotated.status, 65, "the first failed file's code: \(rotated.stderr)")
-        let results = try XCTUnwrap(try json(rotated.stdout) as? [[String: Any]])
+        let output = try XCTUnwrap(try json(rotated.stdout) as? [String: Any])
+        XCTAssertEqual(output["summary"] as? [String: Int],
+                       ["files": 4, "rekeyed": 3, "alreadyRekeyed": 0, "failed": 1, "skipped": 0])
+        let results = try XCTUnwrap(output["results"] as? [[String: Any]])
         XCTAssertEqual(results.map { $0["file"] as? String }, files)
         XCTAssertEqual(results.map { $0["status"] as? String }, ["rekeyed", "failed", "rekeyed", "rekeyed"])
         XCTAssertEqual(results[1]["exitCode"] as? Int, 65)
@@ -110,7 +113,7 @@ final class LifecycleCommandTests: MigrateToolTestCase {
         let retry = try tool(["rekey", path("a.db"), path("b.db"), "--key-file", keys, "--new-key-env", "NEXT"], environment: environment)
         XCTAssertEqual(retry.status, 0, retry.stderr)
         XCTAssertTrue(retry.stdout.contains("\(path("a.db")): already re-keyed"), retry.stdout)
-        XCTAssertTrue(retry.stdout.contains("2 file(s): 2 ok, 0 failed, 0 skipped"), retry.stdout)
+        XCTAssertTrue(retry.stdout.contains("2 file(s): 0 re-keyed, 2 already re-keyed, 0 failed, 0 skipped"), retry.stdout)
 
         // --fail-fast, one job at a time: the files after the failure are skipped.
         let fast = try tool(["rekey", path("missing.db"), path("a.db"), "--key-env", "NEXT", "--new-key-env", "OTHER", "--fail-fast"],

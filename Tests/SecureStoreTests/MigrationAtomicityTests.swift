@@ -75,9 +75,9 @@ final class MigrationAtomicityTests: SecureStoreTestCase {
         XCTAssertEqual(try tables(dbQueue), [])
         XCTAssertEqual(try history(dbQueue), [])
         try migrator.migrate(dbQueue, upTo: "one")
-        XCTAssertEqual(try tables(dbQueue), ["a", "securestore_migrations"])
+        XCTAssertEqual(try tables(dbQueue), ["a", "securestore_migration_events", "securestore_migrations"])
         XCTAssertThrowsError(try migrator.migrate(dbQueue))
-        XCTAssertEqual(try tables(dbQueue), ["a", "securestore_migrations"])
+        XCTAssertEqual(try tables(dbQueue), ["a", "securestore_migration_events", "securestore_migrations"])
         XCTAssertEqual(try history(dbQueue), ["one"])
     }
 
@@ -162,7 +162,7 @@ final class MigrationAtomicityTests: SecureStoreTestCase {
             XCTAssertTrue(path?.hasSuffix("0001_one.down.sql") == true)
             XCTAssertEqual(line, 2)
         }
-        XCTAssertEqual(try tables(dbQueue), ["a", "securestore_migrations"])
+        XCTAssertEqual(try tables(dbQueue), ["a", "securestore_migration_events", "securestore_migrations"])
         XCTAssertEqual(try history(dbQueue), ["one"])
     }
 
@@ -191,7 +191,7 @@ final class MigrationAtomicityTests: SecureStoreTestCase {
                 XCTAssertNil(path)
                 XCTAssertFalse("\(error)".contains("stolen"), "\(error)")
             }
-            XCTAssertEqual(try tables(dbQueue), ["a", "securestore_migrations"], statement)
+            XCTAssertEqual(try tables(dbQueue), ["a", "securestore_migration_events", "securestore_migrations"], statement)
             XCTAssertEqual(try history(dbQueue), ["first"], statement)
             try dbQueue.close()
             try assertKeyStillOpens(name)
@@ -226,7 +226,7 @@ final class MigrationAtomicityTests: SecureStoreTestCase {
             }
         }
         try migrator.migrate(dbQueue)
-        XCTAssertEqual(try tables(dbQueue), ["kept", "securestore_migrations"])
+        XCTAssertEqual(try tables(dbQueue), ["kept", "securestore_migration_events", "securestore_migrations"])
         try dbQueue.close()
         try assertKeyStillOpens()
     }

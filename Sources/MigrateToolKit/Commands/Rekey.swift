@@ -9,9 +9,10 @@ extension MigrateToolCommand {
             abstract: "Re-encrypt databases with a new key and/or new cipher settings; crash-safe (exactly one key opens each file).",
             discussion: """
                 The keys are read once, then the files are re-keyed --jobs at a time, each under its own lock. \
-                A file the new key already opens is left as it is (a retry after a partial run). With several \
-                files, one line per file and a summary are printed (--json: an array of per-file results), and \
-                the exit code is the first failed file's.
+                A file the new key already opens is left as it is, so running the same command again finishes \
+                a rotation that was stopped. With several files, one line per file and a summary (re-keyed, \
+                already re-keyed, failed, skipped) are printed (--json: { summary, results }), and the exit \
+                code is the first failed file's.
                 """)
 
         @Argument(help: "The database files.")
@@ -44,12 +45,16 @@ extension MigrateToolCommand {
                         let report = try CipherRun.perform("rekey", file: file, output: file, lockTimeout: lockTimeout, access: .write) {
                             try Self.rekey(file, from: current, to: next, progress: $0)
                         }
-                        return FileResult(file: file, status: report.note == nil ? .rekeyed : .upToDate, note: report.note)
+                        return FileResult(file: file, status: report.note == nil ? .rekeyed : .alreadyRekeyed, note: report.note)
                     } catch {
                         return FileResult.failure(file, ErrorMapping.toolError(error, file: file))
                     }
                 }
-                if outputOptions.json { Output.json(results) } else { Batch.printText(results, verb: "rekey") }
+                if outputOptions.json {
+                    Output.json(RekeyBatchJSON(summary: BatchSummary(results), results: results))
+                } else {
+                    Batch.printText(results, verb: "rekey")
+                }
                 return Batch.exitCode(results)
             }
         }

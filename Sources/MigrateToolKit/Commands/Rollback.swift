@@ -43,7 +43,7 @@ extension MigrateToolCommand {
             try Output.run(json: output.json) {
                 let progress = ProgressDisplay(json: output.json)
                 // Without migrations, every down step comes from the database.
-                let migrator = try migrations.migrator(required: false) ?? DatabaseMigrator()
+                let migrator = try migrations.migrator(required: false) ?? ToolContext.emptyMigrator()
                 let request: MigrationJob.Request = all ? .rollbackAll : target.map { .rollbackTo($0) } ?? .rollbackSteps(steps ?? 1)
                 let job = MigrationJob(key: try key.resolve(), migrator: migrator, request: request,
                                        lockTimeout: lock.seconds, dryRun: dryRun, force: true,

@@ -23,6 +23,14 @@ public struct MigrationsOptions: ParsableArguments {
     @Flag(name: .customLong("no-integrity"), help: "Use the directory even if its files do not match its migrations.sum.")
     var noIntegrity = false
 
+    @Option(name: .customLong("trusted-key"), help: ArgumentHelp(
+        "A public key (keygen's .pub) or a directory of them: the migrations directory must be signed by one (hash --sign); exit 4 otherwise. Repeatable.",
+        valueName: "pub"))
+    var trustedKeys: [String] = []
+
+    @Flag(name: .customLong("allow-unsigned"), help: "With --trusted-key: use a directory whose signature is missing, wrong or untrusted, with a warning.")
+    var allowUnsigned = false
+
     /// The options with their defaults, for ArgumentParser to fill.
     public init() {}
 
@@ -31,6 +39,7 @@ public struct MigrationsOptions: ParsableArguments {
     func migrator(required: Bool) throws -> DatabaseMigrator? {
         var migrator = ToolContext.embeddedMigrator
         if let directory {
+            try verifySignature(of: URL(fileURLWithPath: directory))
             var loaded = migrator ?? DatabaseMigrator()
             try loaded.registerMigrations(from: URL(fileURLWithPath: directory), verifyingIntegrity: !noIntegrity)
             migrator = loaded
@@ -38,11 +47,24 @@ public struct MigrationsOptions: ParsableArguments {
         if migrator == nil && required {
             throw ToolError(.usage, "--migrations <dir> is required")
         }
+        migrator?.auditedProcess = ToolContext.auditedProcess
         return migrator
     }
 }
 
 extension MigrationsOptions {
+    /// With `--trusted-key`: the directory must be signed by a trusted key
+    /// (exit 4 naming why not), unless `--allow-unsigned` (a warning).
+    func verifySignature(of directory: URL) throws {
+        guard !trustedKeys.isEmpty else { return }
+        guard !noIntegrity else {
+            throw ToolError(.usage, "--no-integrity cannot be used with --trusted-key: the signature covers \(MigrationIntegrityFile.fileName), which covers the files")
+        }
+        guard let problem = MigrationSignature.problem(directory: directory, trusted: try SigningKey.trusted(trustedKeys)) else { return }
+        guard allowUnsigned else { throw ToolError(.drift, problem + "; refused (--allow-unsigned to use it anyway)") }
+        Output.warning(problem + "; used anyway (--allow-unsigned)")
+    }
+
     /// What a command that reads `database` with migrations needs first: the
     /// file checked, the key, the migrator (required).
     func prepare(reading database: String, key: KeyOptions) throws -> (key: DatabaseKey?, migrator: DatabaseMigrator) {
@@ -93,6 +115,17 @@ public enum ToolContext {
 
     static var embeddedMigrator: DatabaseMigrator? { lock.withLock { migrator } }
     static var commandName: String { lock.withLock { name } }
+
+    /// How the audit trail names this program: "migrate-tool 0.2.0".
+    static var auditedProcess: String { "\(commandName) \(MigrateToolCommand.version)" }
+
+    /// A migrator without migrations (a rollback by the recorded down
+    /// steps), whose audit events name this program.
+    static func emptyMigrator() -> DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.auditedProcess = auditedProcess
+        return migrator
+    }
 
     static func set(migrator: DatabaseMigrator?, commandName: String) {
         lock.withLock {

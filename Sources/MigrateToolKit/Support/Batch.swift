@@ -3,7 +3,8 @@ import Foundation
 /// The outcome of a command on one database file.
 struct FileResult: Codable, Sendable {
     enum Status: String, Codable, Sendable {
-        case applied, rolledBack = "rolled-back", rekeyed, upToDate = "up-to-date", planned, failed, skipped
+        case applied, rolledBack = "rolled-back", rekeyed, alreadyRekeyed = "already-rekeyed"
+        case upToDate = "up-to-date", planned, failed, skipped
     }
 
     var file: String
@@ -22,6 +23,34 @@ struct FileResult: Codable, Sendable {
     static func failure(_ file: String, _ error: ToolError, steps: [String] = []) -> FileResult {
         FileResult(file: file, status: .failed, steps: steps, error: error.message, exitCode: error.code.rawValue)
     }
+}
+
+/// The files of a batch counted by outcome (`rekey --json`'s `summary`).
+struct BatchSummary: Codable, Sendable, Equatable {
+    var files: Int
+    /// Re-keyed by this run.
+    var rekeyed: Int
+    /// Found on the new key already (a run stopped before): left alone.
+    var alreadyRekeyed: Int
+    var failed: Int
+    /// Not started after a failure with `--fail-fast`.
+    var skipped: Int
+
+    init(_ results: [FileResult]) {
+        func count(_ status: FileResult.Status) -> Int { results.filter { $0.status == status }.count }
+        files = results.count
+        rekeyed = count(.rekeyed)
+        alreadyRekeyed = count(.alreadyRekeyed)
+        failed = count(.failed)
+        skipped = count(.skipped)
+    }
+}
+
+/// `rekey --json` over several files: the counts, then one result per file
+/// in argument order.
+struct RekeyBatchJSON: Codable, Sendable {
+    var summary: BatchSummary
+    var results: [FileResult]
 }
 
 /// Runs `work` on each file, `jobs` at a time, keeping the results in the
@@ -61,6 +90,8 @@ enum Batch {
                 Output.line("\(result.file): " + (result.note ?? "up to date"))
             case .rekeyed:
                 Output.line("\(result.file): re-keyed (verified)")
+            case .alreadyRekeyed:
+                Output.line("\(result.file): " + (result.note ?? "already re-keyed"))
             case .planned:
                 let steps = result.steps.isEmpty ? "nothing to do" : result.steps.joined(separator: ", ")
                 Output.line("\(result.file): would \(verb) \(steps) (dry run, nothing changed)")
@@ -71,10 +102,14 @@ enum Batch {
                 Output.line(text)
             }
         }
-        let failed = results.filter { $0.status == .failed }.count
-        let skipped = results.filter { $0.status == .skipped }.count
-        if results.count > 1 {
-            Output.line("\(results.count) file(s): \(results.count - failed - skipped) ok, \(failed) failed, \(skipped) skipped")
+        guard results.count > 1 else { return }
+        let summary = BatchSummary(results)
+        if verb == "rekey" {
+            Output.line("\(summary.files) file(s): \(summary.rekeyed) re-keyed, \(summary.alreadyRekeyed) already re-keyed, "
+                        + "\(summary.failed) failed, \(summary.skipped) skipped")
+        } else {
+            Output.line("\(summary.files) file(s): \(summary.files - summary.failed - summary.skipped) ok, "
+                        + "\(summary.failed) failed, \(summary.skipped) skipped")
         }
     }
 

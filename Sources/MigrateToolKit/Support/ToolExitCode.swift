@@ -26,7 +26,7 @@ public enum ToolExitCode: Int32, CaseIterable, Sendable, Codable {
         case .success: return "success"
         case .internalError: return "unexpected internal error"
         case .pending: return "status --check: migrations are pending"
-        case .drift: return "a migration file changed after it was applied, or the schema drifted"
+        case .drift: return "a migration file changed after it was applied, or the schema drifted; with --trusted-key: the migrations directory is not signed by a trusted key"
         case .superseded: return "the database has migrations this tool does not know (it is newer)"
         case .migrationFailed: return "a migration failed; the database is left at the last good migration"
         case .damaged: return "verify: the file is damaged (integrity check failed or pages do not read); restore: the backup is"

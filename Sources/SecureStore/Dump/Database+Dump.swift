@@ -147,8 +147,8 @@ extension Database {
     private func dumpedSchemaObjects() throws -> [SchemaObject] {
         let rows = try Row.fetchAll(self, sql: """
             SELECT type, name, tbl_name, sql FROM sqlite_master
-            WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' AND tbl_name <> ?
-            """, arguments: [MigrationHistory.tableName])
+            WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' AND tbl_name NOT IN (?, ?)
+            """, arguments: [MigrationHistory.tableName, MigrationAuditLog.tableName])
         let shadowTables = try shadowTableNames()
         let objects = rows.map { SchemaObject(type: $0["type"], name: $0["name"], tableName: $0["tbl_name"], sql: $0["sql"]) }
             .filter { !shadowTables.contains($0.tableName.lowercased()) }

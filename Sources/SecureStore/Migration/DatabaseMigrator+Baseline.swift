@@ -28,6 +28,7 @@ extension DatabaseMigrator {
         }
         let expected = try scratch.read { db in try db.schemaSnapshot() }
         try writer.barrierWriteWithoutTransaction { db in
+            let started = Date()
             try db.inTransaction(.immediate) {
                 guard try history(db).isEmpty else { throw MigrationError.baselineOfMigratedDatabase }
                 if !force {
@@ -41,6 +42,8 @@ extension DatabaseMigrator {
                         identifier: step, order: try MigrationHistory.nextOrder(db), appliedAt: Date(),
                         checksum: migration?.checksum, schemaFingerprint: fingerprints[step],
                         downSQL: migration?.downSQL, source: "baseline"))
+                    try MigrationAuditLog.record(db, identifier: step, action: .baseline, outcome: "baselined",
+                                                 source: "baseline", process: auditedProcess, started: started)
                 }
                 return .commit
             }
@@ -70,6 +73,7 @@ extension DatabaseMigrator {
             schemaChanges = try writer.read { db in try db.schemaSnapshot().differences(from: expected) }
         }
         try writer.barrierWriteWithoutTransaction { db in
+            let started = Date()
             try db.inTransaction(.immediate) {
                 for mismatch in validation.checksumMismatches {
                     let migration = migration(named: mismatch.identifier)
@@ -82,6 +86,12 @@ extension DatabaseMigrator {
                                    arguments: [try db.schemaFingerprint(), drift.lastMigration])
                     changes.append("\(drift.lastMigration): schema fingerprint updated"
                                    + (schemaChanges.isEmpty ? "" : ": " + schemaChanges.joined(separator: "; ")))
+                }
+                if !changes.isEmpty { try MigrationHistory.prepareForWrite(db, registered: migrations) }
+                for change in changes {
+                    let identifier = String(change.prefix { $0 != ":" })
+                    try MigrationAuditLog.record(db, identifier: identifier, action: .repair, outcome: "repaired" + change.dropFirst(identifier.count),
+                                                 source: "repair", process: auditedProcess, started: started)
                 }
                 return .commit
             }

@@ -82,8 +82,9 @@ extension DatabaseMigrator {
     private func applyStep(_ db: Database, identifier: String, progress: ((MigrationEvent) -> Void)?) throws {
         guard let migration = migration(named: identifier) else { return }
         progress?(.willApply(identifier))
-        let applied = try runStep(db, checks: migration.foreignKeyChecks,
-                                  checksAtCommit: migration.checksForeignKeysAtCommit) {
+        let started = Date()
+        let applied = try audited(db, identifier, .apply, source: migration.source, started: started) {
+            try runStep(db, checks: migration.foreignKeyChecks, checksAtCommit: migration.checksForeignKeysAtCommit) {
             let merged = try migration.mergedIdentifiers.intersection(appliedIdentifiers(db))
             try Migration.guarded(identifier, db) { db in try migration.migrate(db, merged) }
             for mergedIdentifier in merged.sorted() {
@@ -94,7 +95,10 @@ extension DatabaseMigrator {
                 identifier: identifier, order: order, appliedAt: Date(), checksum: migration.checksum,
                 schemaFingerprint: try db.schemaFingerprint(), downSQL: migration.downSQL,
                 source: migration.source))
-        } isDone: { applied in applied.contains(identifier) }
+            try MigrationAuditLog.record(db, identifier: identifier, action: .apply, outcome: "applied",
+                                         source: migration.source, process: auditedProcess, started: started)
+            } isDone: { applied in applied.contains(identifier) }
+        }
         if applied { progress?(.didApply(identifier)) }
     }
 
@@ -150,12 +154,32 @@ extension DatabaseMigrator {
             else { throw MigrationError.missingRollback(identifier) }
             let known = migration(named: identifier)
             progress?(.willRollBack(identifier))
-            let rolledBack = try runStep(db, checks: known?.foreignKeyChecks ?? .deferred,
-                                         checksAtCommit: known?.checksForeignKeysAtCommit ?? defersForeignKeyChecks) {
-                try Migration.guarded(identifier, db, down)
-                try MigrationHistory.remove(db, identifier: identifier)
-            } isDone: { applied in !applied.contains(identifier) }
+            let started = Date(), source = known?.source ?? entry.source
+            let rolledBack = try audited(db, identifier, .rollback, source: source, started: started) {
+                try runStep(db, checks: known?.foreignKeyChecks ?? .deferred,
+                            checksAtCommit: known?.checksForeignKeysAtCommit ?? defersForeignKeyChecks) {
+                    try Migration.guarded(identifier, db, down)
+                    try MigrationHistory.remove(db, identifier: identifier)
+                    try MigrationAuditLog.record(db, identifier: identifier, action: .rollback, outcome: "rolled back",
+                                                 source: source, process: auditedProcess, started: started)
+                } isDone: { applied in !applied.contains(identifier) }
+            }
             if rolledBack { progress?(.didRollBack(identifier)) }
+        }
+    }
+
+    /// Runs a step; when it fails, its failure is added to the audit trail
+    /// (after the step's transaction rolled back) and the error rethrown.
+    private func audited<T>(
+        _ db: Database, _ identifier: String, _ action: MigrationAuditEvent.Action, source: String, started: Date,
+        _ step: () throws -> T
+    ) throws -> T {
+        do {
+            return try step()
+        } catch {
+            MigrationAuditLog.recordFailure(db, identifier: identifier, action: action, source: source,
+                                            process: auditedProcess, started: started, error: error)
+            throw error
         }
     }
 

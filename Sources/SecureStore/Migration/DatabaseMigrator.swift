@@ -44,6 +44,12 @@ import Foundation
 /// - ``history(_:)``
 /// - ``validate(_:)``
 /// - ``plan(_:upTo:)``
+///
+/// ### Auditing
+///
+/// - ``auditEvents(_:since:)``
+/// - ``auditedProcess``
+/// - ``MigrationAuditEvent``
 public struct DatabaseMigrator: Sendable {
     /// How foreign keys are checked while a migration runs.
     public enum ForeignKeyChecks: Sendable {
@@ -58,6 +64,11 @@ public struct DatabaseMigrator: Sendable {
     /// applied (the schema it makes differs), erase the database and apply
     /// everything again. Never enable it for data you want to keep.
     public var eraseDatabaseOnSchemaChange = false
+
+    /// The program named in the audit events this migrator records
+    /// (``MigrationAuditEvent/process``): by default the app's bundle name,
+    /// or its executable's name. migrate-tool sets its name and version.
+    public var auditedProcess: String = DatabaseMigrator.defaultAuditedProcess
 
     var defersForeignKeyChecks = true
     var registered: [Migration] = []

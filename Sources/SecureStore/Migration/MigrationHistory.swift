@@ -39,8 +39,16 @@ enum MigrationHistory {
 
     /// Creates the table if needed, adopting a GRDB history. Call inside the
     /// transaction of a migration step.
+    /// The audit trail (``MigrationAuditLog``) is created too, from this history.
     static func prepareForWrite(_ db: Database, registered: [String]) throws {
-        guard try !db.tableExists(tableName) else { return }
+        if try !db.tableExists(tableName) { try create(db, adopting: registered) }
+        try MigrationAuditLog.prepareForWrite(db)
+    }
+
+    /// The tables of the bookkeeping, left out of schema comparisons and dumps.
+    static let internalTableNames = [tableName, grdbTableName, MigrationAuditLog.tableName]
+
+    private static func create(_ db: Database, adopting registered: [String]) throws {
         let adopted = try read(db, registered: registered)
         try db.execute(sql: """
             CREATE TABLE \(tableName) (

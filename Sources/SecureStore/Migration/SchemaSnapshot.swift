@@ -85,7 +85,7 @@ extension Database {
         let rows = try Row.fetchAll(self, sql: """
             SELECT type, name, tbl_name, sql FROM sqlite_master
             WHERE name NOT LIKE 'sqlite\\_%' ESCAPE '\\'
-              AND tbl_name NOT IN ('\(MigrationHistory.tableName)', '\(MigrationHistory.grdbTableName)')
+              AND tbl_name NOT IN (\(MigrationHistory.internalTableNames.map { "'\($0)'" }.joined(separator: ", ")))
             ORDER BY type, name
             """)
         return SchemaSnapshot(objects: try rows.map { row in

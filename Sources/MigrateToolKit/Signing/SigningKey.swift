@@ -1,0 +1,129 @@
+import Crypto
+import Foundation
+import SecureStore
+
+/// The Ed25519 key pair that signs migration directories: a private key
+/// file (`NAME.key`, 0600, kept by whoever releases migrations, e.g. CI)
+/// and a public key file (`NAME.pub`, given to hosts with `--trusted-key`).
+///
+/// Both are one line of text after comments: `private-key ed25519 <base64>`
+/// and `public-key ed25519 <base64> <name>`. A key is named by its id: the
+/// first 16 hex digits of SHA-256 of the raw public key.
+enum SigningKey {
+    static let privateTag = "private-key ed25519 "
+    static let publicTag = "public-key ed25519 "
+
+    /// The id of a public key, as signatures and messages name it.
+    static func id(of key: Curve25519.Signing.PublicKey) -> String {
+        SHA256.hash(data: key.rawRepresentation).map { String(format: "%02x", $0) }.joined().prefix(16).description
+    }
+
+    /// Writes a new key pair; neither file may exist. Returns the key id.
+    static func generate(privatePath: String, publicPath: String, name: String) throws -> String {
+        for path in [privatePath, publicPath] where FileManager.default.fileExists(atPath: path) {
+            throw ToolError(.cannotCreate, "\(path) exists already; keygen never replaces a key (remove it, or choose another name)")
+        }
+        let key = Curve25519.Signing.PrivateKey()
+        let id = id(of: key.publicKey)
+        let privateText = """
+            # migrate-tool signing key \(id) (Ed25519, PRIVATE): it signs migration directories \
+            (hash --sign). Keep it secret, in CI's secret store; never commit it.
+            \(privateTag)\(key.rawRepresentation.base64EncodedString())
+
+            """
+        let publicText = """
+            # migrate-tool signing key \(id) (Ed25519, public): hosts trust it with --trusted-key.
+            \(publicTag)\(key.publicKey.rawRepresentation.base64EncodedString()) \(name)
+
+            """
+        try writeNew(privatePath, privateText)
+        do {
+            try writeNew(publicPath, publicText)
+        } catch {
+            unlink(privatePath)
+            throw error
+        }
+        return id
+    }
+
+    /// Reads a private key file; it must be private (no group or other bits).
+    static func readPrivate(_ path: String) throws -> Curve25519.Signing.PrivateKey {
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            throw ToolError(.configuration, "signing key \(path): no such file")
+        }
+        if info.st_mode & 0o077 != 0 {
+            let mode = String(info.st_mode & 0o777, radix: 8)
+            throw ToolError(.configuration, "signing key \(path) is readable by group or others (mode \(mode)); it must be private: run chmod 600 \(path)")
+        }
+        guard let key = try decode(path, tag: privateTag, Curve25519.Signing.PrivateKey.init(rawRepresentation:)) else {
+            throw ToolError(.configuration, "signing key \(path) is not a private key written by keygen")
+        }
+        return key
+    }
+
+    /// Reads a public key file.
+    static func readPublic(_ path: String) throws -> Curve25519.Signing.PublicKey {
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw ToolError(.configuration, "trusted key \(path): no such file")
+        }
+        if (try? value(in: path, tag: privateTag)) != nil {
+            throw ToolError(.configuration, "trusted key \(path) is a PRIVATE key: give hosts the .pub file keygen wrote beside it")
+        }
+        guard let key = try decode(path, tag: publicTag, Curve25519.Signing.PublicKey.init(rawRepresentation:)) else {
+            throw ToolError(.configuration, "trusted key \(path) is not a public key written by keygen")
+        }
+        return key
+    }
+
+    /// The key on the line that starts with `tag`: base64 of its raw bytes.
+    private static func decode<Key>(_ path: String, tag: String, _ make: (Data) throws -> Key) throws -> Key? {
+        guard let base64 = try value(in: path, tag: tag)?.split(separator: " ").first,
+              let raw = Data(base64Encoded: String(base64))
+        else { return nil }
+        return try? make(raw)
+    }
+
+    /// The public keys of `--trusted-key` arguments: files, or directories
+    /// whose `*.pub` files are read.
+    static func trusted(_ arguments: [String]) throws -> [String: Curve25519.Signing.PublicKey] {
+        var keys: [String: Curve25519.Signing.PublicKey] = [:]
+        for argument in arguments {
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: argument, isDirectory: &isDirectory), isDirectory.boolValue {
+                let files = try FileManager.default.contentsOfDirectory(atPath: argument).filter { $0.hasSuffix(".pub") }.sorted()
+                guard !files.isEmpty else { throw ToolError(.configuration, "trusted keys \(argument): no *.pub file in it") }
+                for file in files {
+                    let key = try readPublic((argument as NSString).appendingPathComponent(file))
+                    keys[id(of: key)] = key
+                }
+            } else {
+                let key = try readPublic(argument)
+                keys[id(of: key)] = key
+            }
+        }
+        return keys
+    }
+
+    /// The text after `tag` on the first line that starts with it.
+    private static func value(in path: String, tag: String) throws -> String? {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw ToolError(.configuration, "\(path) cannot be read")
+        }
+        return String(decoding: data, as: UTF8.self).split(separator: "\n")
+            .first { $0.hasPrefix(tag) }.map { String($0.dropFirst(tag.count)).trimmingCharacters(in: .whitespaces) }
+    }
+
+    /// A new private file (0600, `O_EXCL`) with `text`, synced.
+    private static func writeNew(_ path: String, _ text: String) throws {
+        var written = false
+        do {
+            try PrivateFile.write(to: path) { _ in
+                defer { written = true }
+                return written ? Data() : Data(text.utf8)
+            }
+        } catch {
+            throw ToolError(.cannotCreate, "cannot create \(path): \(error)")
+        }
+    }
+}
