@@ -78,7 +78,7 @@ final class ForbiddenStatementTests: MigrateToolTestCase {
         let result = try tool(["rollback", path("app.db"), "--migrations", folder, "--key-file", keys, "--all"])
         XCTAssertEqual(result.status, 78, result.stdout)
         XCTAssertTrue(result.stdout.contains("0001_one.down.sql:2: migration \"one\" refused `VACUUM`"), result.stdout)
-        XCTAssertEqual(try tables(), "a securestore_migrations")
+        XCTAssertEqual(try tables(), "a securestore_migration_events securestore_migrations")
     }
 
     func testApplyOnAWALDatabaseLeavesOnlyTheBackup() throws {

@@ -19,6 +19,7 @@ final class SchemaCommandTests: MigrateToolTestCase {
         XCTAssertEqual(try tool(["schema"]).status, 64)
         XCTAssertTrue(fromFile.stdout.hasPrefix("CREATE TABLE \"brandRGDB\""), fromFile.stdout)
         XCTAssertFalse(fromFile.stdout.contains("securestore_migrations"), "the history is left out")
+        XCTAssertFalse(fromFile.stdout.contains("securestore_migration_events"), "the audit trail is left out")
         let same = try tool(["diff", path("app.db"), migrations + "@", "--key-file", keys])
         XCTAssertEqual(same.status, 0, same.stdout + same.stderr)
         XCTAssertEqual(same.stdout, "same schema\n")

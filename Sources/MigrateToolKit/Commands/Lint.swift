@@ -31,6 +31,9 @@ extension MigrateToolCommand {
                 var options = MigrationsOptions()
                 options.directory = directory
                 options.noIntegrity = noIntegrity
+                // Options made here, not parsed: every one is set.
+                options.trustedKeys = []
+                options.allowUnsigned = false
                 guard let migrator = try options.migrator(required: true) else { return .usage }
                 let findings = try migrator.lint()
                 let failing = findings.contains { $0.severity >= failOn }
