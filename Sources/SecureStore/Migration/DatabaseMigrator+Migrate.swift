@@ -85,18 +85,18 @@ extension DatabaseMigrator {
         let started = Date()
         let applied = try audited(db, identifier, .apply, source: migration.source, started: started) {
             try runStep(db, checks: migration.foreignKeyChecks, checksAtCommit: migration.checksForeignKeysAtCommit) {
-            let merged = try migration.mergedIdentifiers.intersection(appliedIdentifiers(db))
-            try Migration.guarded(identifier, db) { db in try migration.migrate(db, merged) }
-            for mergedIdentifier in merged.sorted() {
-                try MigrationHistory.remove(db, identifier: mergedIdentifier)
-            }
-            let order = try MigrationHistory.nextOrder(db)
-            try MigrationHistory.record(db, AppliedMigration(
-                identifier: identifier, order: order, appliedAt: Date(), checksum: migration.checksum,
-                schemaFingerprint: try db.schemaFingerprint(), downSQL: migration.downSQL,
-                source: migration.source))
-            try MigrationAuditLog.record(db, identifier: identifier, action: .apply, outcome: "applied",
-                                         source: migration.source, process: auditedProcess, started: started)
+                let merged = try migration.mergedIdentifiers.intersection(appliedIdentifiers(db))
+                try Migration.guarded(identifier, db) { db in try migration.migrate(db, merged) }
+                for mergedIdentifier in merged.sorted() {
+                    try MigrationHistory.remove(db, identifier: mergedIdentifier)
+                }
+                let order = try MigrationHistory.nextOrder(db)
+                try MigrationHistory.record(db, AppliedMigration(
+                    identifier: identifier, order: order, appliedAt: Date(), checksum: migration.checksum,
+                    schemaFingerprint: try db.schemaFingerprint(), downSQL: migration.downSQL,
+                    source: migration.source))
+                try MigrationAuditLog.record(db, identifier: identifier, action: .apply, outcome: "applied",
+                                             source: migration.source, process: auditedProcess, started: started)
             } isDone: { applied in applied.contains(identifier) }
         }
         if applied { progress?(.didApply(identifier)) }
