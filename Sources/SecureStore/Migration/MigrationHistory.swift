@@ -38,14 +38,14 @@ enum MigrationHistory {
     }
 
     /// Creates the table if needed, adopting a GRDB history. Call inside the
-    /// transaction of a migration step.
-    /// The audit trail (``MigrationAuditLog``) is created too, from this history.
+    /// transaction of a migration step. The audit trail
+    /// (``MigrationAuditLog``) is created too, filled from this history.
     static func prepareForWrite(_ db: Database, registered: [String]) throws {
         if try !db.tableExists(tableName) { try create(db, adopting: registered) }
         try MigrationAuditLog.prepareForWrite(db)
     }
 
-    /// The tables of the bookkeeping, left out of schema comparisons and dumps.
+    /// The tables of the bookkeeping, left out of schema snapshots and fingerprints.
     static let internalTableNames = [tableName, grdbTableName, MigrationAuditLog.tableName]
 
     private static func create(_ db: Database, adopting registered: [String]) throws {
