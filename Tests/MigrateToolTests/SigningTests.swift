@@ -137,5 +137,10 @@ final class SigningTests: MigrateToolTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: folder + "/migrations.sum"), "a bad key changes nothing")
         let publicAsPrivate = try tool(["hash", folder, "--sign", ci.pub])
         XCTAssertEqual(publicAsPrivate.status, 78, publicAsPrivate.stderr)
+        // Read as key files are: a FIFO is refused at once, never waited on.
+        XCTAssertEqual(mkfifo(path("fifo.key"), 0o600), 0)
+        let fifo = try tool(["hash", folder, "--sign", path("fifo.key")])
+        XCTAssertEqual(fifo.status, 78, fifo.stderr)
+        XCTAssertTrue(fifo.stderr.contains("signing key \(path("fifo.key")): not a regular file"), fifo.stderr)
     }
 }

@@ -93,7 +93,7 @@ private final class ChangeCounter: TransactionObserver, @unchecked Sendable {
     private var counts: [String: Int] = [:]
 
     func observes(eventsOfKind eventKind: DatabaseEventKind) -> Bool {
-        !["securestore_migrations", "grdb_migrations", "securestore_migration_events"].contains(eventKind.tableName.lowercased())
+        !MigrationHistory.internalTableNames.contains(eventKind.tableName.lowercased())
     }
 
     func databaseDidChange(with event: DatabaseEvent) {

@@ -57,25 +57,7 @@ public struct KeyFile: Sendable {
     /// memory (`SecretBytes`), and each key is copied from there into
     /// protected memory of its own.
     public static func load(path: String) throws -> KeyFile {
-        // O_NONBLOCK: opening a FIFO must not wait for a writer (it is
-        // refused below, as anything but a regular file is).
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
-        guard descriptor >= 0 else {
-            if errno == ENOENT { throw ToolError(.configuration, "key file \(path): no such file") }
-            throw ToolError(.configuration, "key file \(path): cannot be read (\(String(cString: strerror(errno))))")
-        }
-        defer { close(descriptor) }
-        var info = stat()
-        guard fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
-            throw ToolError(.configuration, "key file \(path): not a regular file")
-        }
-        let loosePermissions = info.st_mode & 0o077
-        if loosePermissions != 0 {
-            let mode = String(info.st_mode & 0o777, radix: 8)
-            throw ToolError(.configuration,
-                            "key file \(path) is readable by group or others (mode \(mode)); it must be private: run chmod 600 \(path)")
-        }
-        return try parse(try SecretInput.read(descriptor: descriptor, what: "key file \(path)"), path: path)
+        try parse(try SecretInput.readPrivateFile(path, what: "key file"), path: path)
     }
 
     /// Parses key file text. Errors name the line, never a value.

@@ -37,6 +37,30 @@ enum SecretInput {
         return withoutTrailingNewline(bytes)
     }
 
+    /// The contents of a file that holds a secret (a key file, a signing
+    /// key), refusing anything but a regular file that only its owner can
+    /// read (as ssh does with private keys). `what` names it in errors.
+    static func readPrivateFile(_ path: String, what: String) throws -> SecretBytes {
+        // O_NONBLOCK: opening a FIFO must not wait for a writer (it is
+        // refused below, as anything but a regular file is).
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        guard descriptor >= 0 else {
+            if errno == ENOENT { throw ToolError(.configuration, "\(what) \(path): no such file") }
+            throw ToolError(.configuration, "\(what) \(path): cannot be read (\(String(cString: strerror(errno))))")
+        }
+        defer { close(descriptor) }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
+            throw ToolError(.configuration, "\(what) \(path): not a regular file")
+        }
+        if info.st_mode & 0o077 != 0 {
+            let mode = String(info.st_mode & 0o777, radix: 8)
+            throw ToolError(.configuration,
+                            "\(what) \(path) is readable by group or others (mode \(mode)); it must be private: run chmod 600 \(path)")
+        }
+        return try read(descriptor: descriptor, what: "\(what) \(path)")
+    }
+
     /// The bytes less one trailing `\n` and a `\r` before it, or any
     /// trailing newlines with `all`, in new protected memory.
     static func withoutTrailingNewline(_ bytes: SecretBytes, all: Bool = false) -> SecretBytes {

@@ -46,17 +46,11 @@ enum SigningKey {
         return id
     }
 
-    /// Reads a private key file; it must be private (no group or other bits).
+    /// Reads a private key file: a regular file that only its owner can
+    /// read, as key files are.
     static func readPrivate(_ path: String) throws -> Curve25519.Signing.PrivateKey {
-        var info = stat()
-        guard stat(path, &info) == 0 else {
-            throw ToolError(.configuration, "signing key \(path): no such file")
-        }
-        if info.st_mode & 0o077 != 0 {
-            let mode = String(info.st_mode & 0o777, radix: 8)
-            throw ToolError(.configuration, "signing key \(path) is readable by group or others (mode \(mode)); it must be private: run chmod 600 \(path)")
-        }
-        guard let key = try decode(path, tag: privateTag, Curve25519.Signing.PrivateKey.init(rawRepresentation:)) else {
+        let text = try SecretInput.readPrivateFile(path, what: "signing key").withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
+        guard let key = decode(value(in: text, tag: privateTag), Curve25519.Signing.PrivateKey.init(rawRepresentation:)) else {
             throw ToolError(.configuration, "signing key \(path) is not a private key written by keygen")
         }
         return key
@@ -64,23 +58,23 @@ enum SigningKey {
 
     /// Reads a public key file.
     static func readPublic(_ path: String) throws -> Curve25519.Signing.PublicKey {
-        guard FileManager.default.fileExists(atPath: path) else {
-            throw ToolError(.configuration, "trusted key \(path): no such file")
+        guard let data = FileManager.default.contents(atPath: path) else {
+            let reason = FileManager.default.fileExists(atPath: path) ? "cannot be read" : "no such file"
+            throw ToolError(.configuration, "trusted key \(path): \(reason)")
         }
-        if (try? value(in: path, tag: privateTag)) != nil {
+        let text = String(decoding: data, as: UTF8.self)
+        if value(in: text, tag: privateTag) != nil {
             throw ToolError(.configuration, "trusted key \(path) is a PRIVATE key: give hosts the .pub file keygen wrote beside it")
         }
-        guard let key = try decode(path, tag: publicTag, Curve25519.Signing.PublicKey.init(rawRepresentation:)) else {
+        guard let key = decode(value(in: text, tag: publicTag), Curve25519.Signing.PublicKey.init(rawRepresentation:)) else {
             throw ToolError(.configuration, "trusted key \(path) is not a public key written by keygen")
         }
         return key
     }
 
-    /// The key on the line that starts with `tag`: base64 of its raw bytes.
-    private static func decode<Key>(_ path: String, tag: String, _ make: (Data) throws -> Key) throws -> Key? {
-        guard let base64 = try value(in: path, tag: tag)?.split(separator: " ").first,
-              let raw = Data(base64Encoded: String(base64))
-        else { return nil }
+    /// A key from the text after its tag: base64 of its raw bytes.
+    private static func decode<Key>(_ value: String?, _ make: (Data) throws -> Key) -> Key? {
+        guard let base64 = value?.split(separator: " ").first, let raw = Data(base64Encoded: String(base64)) else { return nil }
         return try? make(raw)
     }
 
@@ -105,13 +99,10 @@ enum SigningKey {
         return keys
     }
 
-    /// The text after `tag` on the first line that starts with it.
-    private static func value(in path: String, tag: String) throws -> String? {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw ToolError(.configuration, "\(path) cannot be read")
-        }
-        return String(decoding: data, as: UTF8.self).split(separator: "\n")
-            .first { $0.hasPrefix(tag) }.map { String($0.dropFirst(tag.count)).trimmingCharacters(in: .whitespaces) }
+    /// The text after `tag` on the first line of `text` that starts with it.
+    private static func value(in text: String, tag: String) -> String? {
+        text.split(separator: "\n").first { $0.hasPrefix(tag) }
+            .map { String($0.dropFirst(tag.count)).trimmingCharacters(in: .whitespaces) }
     }
 
     /// A new private file (0600, `O_EXCL`) with `text`, synced.

@@ -6,7 +6,7 @@ import Foundation
 /// The table is created inside the first migration's transaction, so a
 /// failed first migration leaves no trace. When `grdb_migrations` exists it
 /// is kept in step, so that an app can still go back to GRDB.
-enum MigrationHistory {
+package enum MigrationHistory {
     static let tableName = "securestore_migrations"
     static let grdbTableName = "grdb_migrations"
 
@@ -46,7 +46,7 @@ enum MigrationHistory {
     }
 
     /// The tables of the bookkeeping, left out of schema snapshots and fingerprints.
-    static let internalTableNames = [tableName, grdbTableName, MigrationAuditLog.tableName]
+    package static let internalTableNames = [tableName, grdbTableName, MigrationAuditLog.tableName]
 
     private static func create(_ db: Database, adopting registered: [String]) throws {
         let adopted = try read(db, registered: registered)
