@@ -295,6 +295,37 @@ final class DatabaseQueueTests: SecureStoreTestCase {
             XCTAssertEqual(try Int.fetchOne(db, sql: "PRAGMA user_version"), 7)
         }
     }
+
+    /// A queue's read is a transaction, as GRDB's: two fetches in it see the
+    /// same database, whatever another connection commits between them.
+    func testReadIsIsolatedFromOtherConnections() throws {
+        var config = keyedConfiguration(passphrase: "secret")
+        config.journalMode = .wal
+        let dbQueue = try DatabaseQueue(path: path("isolated.db"), configuration: config)
+        let other = try DatabaseQueue(path: path("isolated.db"), configuration: config)
+        try dbQueue.write { db in try db.execute(sql: "CREATE TABLE t (a); INSERT INTO t VALUES (1)") }
+        let counts = try dbQueue.read { db -> [Int] in
+            XCTAssertTrue(db.isInsideTransaction)
+            let first = try Int.fetchOne(db, sql: "SELECT count(*) FROM t")!
+            try other.write { db in try db.execute(sql: "INSERT INTO t VALUES (2)") }
+            return [first, try Int.fetchOne(db, sql: "SELECT count(*) FROM t")!]
+        }
+        XCTAssertEqual(counts, [1, 1], "the read saw another connection's commit")
+        XCTAssertEqual(try dbQueue.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM t") }, 2)
+        // The read's transaction is not a write: the other connection's
+        // writes go on meanwhile, and the read still forbids its own.
+        try dbQueue.read { db in
+            try other.write { db in try db.execute(sql: "INSERT INTO t VALUES (3)") }
+            XCTAssertThrowsError(try db.execute(sql: "INSERT INTO t VALUES (4)"))
+        }
+        XCTAssertEqual(try other.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM t") }, 3)
+    }
+
+    func testAsyncReadIsATransaction() async throws {
+        let dbQueue = try makeEncryptedQueue()
+        let isInsideTransaction = try await dbQueue.read { db in db.isInsideTransaction }
+        XCTAssertTrue(isInsideTransaction)
+    }
 }
 
 /// Collects errors from concurrent closures.

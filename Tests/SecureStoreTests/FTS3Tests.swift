@@ -110,4 +110,32 @@ final class FTS3Tests: SecureStoreTestCase {
             XCTAssertEqual(docs.map(\.id), [42])
         }
     }
+
+    /// An FTS4 table synchronized with its content table changes its
+    /// shadow tables when the content table changes: the statement does not
+    /// announce those writes, and the observation of the FTS4 table still
+    /// sees the commit (GRDB's ValueObservationRowTests).
+    func testObservationOfASynchronizedFTS4TableSeesContentChanges() throws {
+        let dbQueue = try makeEncryptedQueue()
+        try dbQueue.write { db in
+            try db.create(table: "document") { t in
+                t.primaryKey("id", .integer)
+                t.column("content", .text)
+            }
+            try db.create(virtualTable: "ft_document", using: FTS4()) { t in
+                t.synchronize(withTable: "document")
+                t.column("content")
+            }
+        }
+        let values = ObservedValues<[String]>()
+        let queue = DispatchQueue(label: "FTS3Tests")
+        let cancellable = ValueObservation
+            .trackingConstantRegion { db in try String.fetchAll(db, sql: "SELECT content FROM ft_document WHERE ft_document MATCH 'foo'") }
+            .start(in: dbQueue, scheduling: .async(onQueue: queue), onError: values.fail, onChange: values.append)
+        defer { cancellable.cancel() }
+        XCTAssertEqual(values.wait { $0.count == 1 }, [[]])
+        try dbQueue.write { db in try db.execute(sql: "INSERT INTO document (content) VALUES ('foo bar')") }
+        XCTAssertEqual(values.wait { $0.count == 2 }, [[], ["foo bar"]])
+        XCTAssertTrue(values.failures.isEmpty)
+    }
 }

@@ -155,4 +155,49 @@ final class StatementTests: SecureStoreTestCase {
             XCTAssertGreaterThanOrEqual(db.totalChangesCount, 4)
         }
     }
+
+    /// A literal without arguments leaves its parameters to the fetch or
+    /// execute that follows, as in GRDB.
+    func testLiteralStatementsTakeTheirArgumentsLater() throws {
+        try dbQueue.write { db in
+            try db.execute(sql: "INSERT INTO player (name) VALUES ('Arthur'), ('Barbara')")
+            let select = try db.makeStatement(literal: "SELECT name FROM player WHERE name = ?")
+            XCTAssertEqual(try String.fetchAll(select, arguments: ["Arthur"]), ["Arthur"])
+            let cached = try db.cachedStatement(literal: "SELECT name FROM player WHERE name = :name")
+            XCTAssertEqual(try String.fetchAll(cached, arguments: ["name": "Barbara"]), ["Barbara"])
+            let insert = try db.makeStatement(literal: "INSERT INTO player (name) VALUES (?)")
+            try insert.execute(arguments: ["Charles"])
+            XCTAssertEqual(try Int.fetchOne(db, sql: "SELECT count(*) FROM player"), 3)
+            // A literal with arguments binds them, and checks them at once.
+            let name = "Arthur"
+            XCTAssertEqual(try String.fetchAll(db.makeStatement(literal: "SELECT name FROM player WHERE name = \(name)")), ["Arthur"])
+            XCTAssertThrowsError(try db.makeStatement(literal: "SELECT \(1), \(2) + ?"))
+        }
+    }
+
+    /// The errors of a multi-statement execute count arguments as GRDB's:
+    /// too few names what the failing statement had left; too many, every
+    /// statement having run, names no SQL.
+    func testMultiStatementArgumentErrorsCountAsGRDB() throws {
+        try dbQueue.write { db in
+            let twoInserts = "INSERT INTO player (name) VALUES (?); INSERT INTO player (name) VALUES (?);"
+            XCTAssertThrowsError(try db.execute(sql: twoInserts, arguments: ["a"])) { error in
+                let error = error as? DatabaseError
+                XCTAssertEqual(error?.resultCode, .SQLITE_MISUSE)
+                XCTAssertEqual(error?.message, "wrong number of statement arguments: 0")
+                XCTAssertEqual(error?.sql, "INSERT INTO player (name) VALUES (?)")
+            }
+            XCTAssertThrowsError(try db.execute(sql: twoInserts, arguments: ["b", "c", "d"])) { error in
+                XCTAssertEqual((error as? DatabaseError)?.message, "wrong number of statement arguments: 3")
+                XCTAssertEqual("\(error)", "SQLite error 21: wrong number of statement arguments: 3")
+            }
+            XCTAssertEqual(try String.fetchAll(db, sql: "SELECT name FROM player ORDER BY id"), ["a", "b", "c"])
+            XCTAssertThrowsError(try db.makeStatement(sql: "SELECT 1; SELECT 2")) { error in
+                XCTAssertEqual((error as? DatabaseError)?.message, """
+                    Multiple statements found. To execute multiple statements, \
+                    use Database.execute(sql:) or Database.allStatements(sql:) instead.
+                    """)
+            }
+        }
+    }
 }

@@ -209,6 +209,23 @@ extension Database {
         try uncancellable(rollback)
     }
 
+    /// Runs `value` with writes forbidden, in a deferred transaction unless
+    /// one is already open, as GRDB's reads do: read-only first, so that
+    /// the transaction's `BEGIN` is the last statement before `value` and
+    /// its commit notifies no observer.
+    func isolatedRead<T>(_ value: () throws -> T) throws -> T {
+        try readOnly {
+            if isInsideTransaction { return try value() }
+            var result: T?
+            try inTransaction(.deferred) {
+                result = try value()
+                return .commit
+            }
+            guard let result else { throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "read ended without a result") }
+            return result
+        }
+    }
+
     /// Forbids writes from now on, for the life of the connection: a copy
     /// opened read-only, which had to be written first.
     func beginReadOnly() throws {

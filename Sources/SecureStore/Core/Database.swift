@@ -367,7 +367,10 @@ public final class Database {
             if let tail, try containsStatement(tail) {
                 throw DatabaseError(
                     resultCode: .SQLITE_MISUSE,
-                    message: "Multiple statements found. To execute multiple statements, use Database.execute(sql:) instead.",
+                    message: """
+                        Multiple statements found. To execute multiple statements, \
+                        use Database.execute(sql:) or Database.allStatements(sql:) instead.
+                        """,
                     sql: sql)
             }
             return statement
@@ -509,9 +512,10 @@ public final class Database {
             }
         }
         if !positional.isEmpty {
+            // Every statement ran: the error names no SQL, as GRDB's.
             throw DatabaseError(resultCode: .SQLITE_MISUSE,
                                 message: "wrong number of statement arguments: \(arguments.values.count)",
-                                sql: sql, arguments: arguments,
+                                arguments: arguments,
                                 publicStatementArguments: configuration.publicStatementArguments)
         }
     }

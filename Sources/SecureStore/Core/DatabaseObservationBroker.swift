@@ -85,7 +85,9 @@ final class DatabaseObservationBroker {
             if observed.isEmpty { return nil }
             // A statement with one kind of change (no trigger, no foreign
             // key action) makes only events of that kind.
-            return StatementObservation(observation: observation, observedKinds: kinds.count == 1 ? nil : observed)
+            return kinds.count == 1
+                ? StatementObservation(observation: observation, observedKinds: nil, statementKinds: [])
+                : StatementObservation(observation: observation, observedKinds: observed, statementKinds: kinds)
         }
     }
 
@@ -317,10 +319,16 @@ final class TransactionObservation {
 struct StatementObservation {
     let observation: TransactionObservation
     let observedKinds: [DatabaseEventKind]?
+    /// Every kind the authorizer announced for the statement.
+    let statementKinds: [DatabaseEventKind]
 
+    /// True for the events of an observed kind, and for those the
+    /// statement did not announce: a virtual table writes its shadow tables
+    /// (an FTS4 table's `_segments`, `_docsize`...) without saying so, as
+    /// GRDB's observers are told too.
     func tracks(_ event: DatabaseEvent) -> Bool {
         guard let observedKinds else { return true }
-        return observedKinds.contains { event.matches($0) }
+        return observedKinds.contains { event.matches($0) } || !statementKinds.contains { event.matches($0) }
     }
 }
 

@@ -73,14 +73,15 @@ public final class DatabaseQueue: DatabaseWriter {
 
     // MARK: Reading
 
-    /// Runs `value` with writes forbidden.
+    /// Runs `value` in a read-only transaction: its statements see one
+    /// state of the database, whatever another connection commits meanwhile.
     public func read<T>(_ value: (Database) throws -> T) throws -> T {
-        try serialized.sync { db in try db.readOnly { try value(db) } }
+        try serialized.sync { db in try db.isolatedRead { try value(db) } }
     }
 
     /// Async version of ``read(_:)``: runs `value` in a read-only transaction, off the caller's thread.
     public func read<T: Sendable>(_ value: @escaping @Sendable (Database) throws -> T) async throws -> T {
-        try await serialized.execute { db in try db.readOnly { try value(db) } }
+        try await serialized.execute { db in try db.isolatedRead { try value(db) } }
     }
 
     /// Runs `value` without a transaction: two reads in it may see different states of the database.
@@ -162,7 +163,7 @@ public final class DatabaseQueue: DatabaseWriter {
     public func asyncRead(_ value: @escaping @Sendable (Result<Database, any Error>) -> Void) {
         serialized.async { result in
             result.deliver(isolatedBy: { db, body in
-                try db.readOnly { try db.inTransaction(.deferred) { try body(); return .commit } }
+                try db.isolatedRead(body)
             }, to: value)
         }
     }

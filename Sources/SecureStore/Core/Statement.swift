@@ -329,6 +329,7 @@ public final class Statement {
             return
         }
         do {
+            let available = positional.count
             // Room for every value that could be bound.
             var bytes = 0
             for value in positional.prefix(count) { bytes += Statement.byteCount(value) }
@@ -344,7 +345,7 @@ public final class Statement {
                     value = next
                 } else {
                     sqlite3_clear_bindings(sqliteStatement)
-                    throw missingArgument(at: index, arguments)
+                    throw missingArgument(at: index, arguments, available: available)
                 }
                 let code = bind(value, at: index)
                 if code != SQLITE_OK {
@@ -382,9 +383,12 @@ public final class Statement {
         }
     }
 
-    private func missingArgument(at index: CInt, _ arguments: StatementArguments) -> DatabaseError {
+    /// `available`: the positional values this statement could take (in a
+    /// multi-statement execute, those the previous statements left), the
+    /// count GRDB reports.
+    private func missingArgument(at index: CInt, _ arguments: StatementArguments, available: Int? = nil) -> DatabaseError {
         let what = parameterName(at: index).map { "missing statement argument: \($0)" }
-            ?? "wrong number of statement arguments: \(arguments.values.count)"
+            ?? "wrong number of statement arguments: \(available ?? arguments.values.count)"
         return DatabaseError(resultCode: .SQLITE_MISUSE, message: what, sql: sql, arguments: arguments,
                              publicStatementArguments: publicStatementArguments)
     }

@@ -3,7 +3,8 @@
 // and tables are quoted.
 
 extension Database {
-    /// Prepares the statement of an SQL literal, with its arguments set.
+    /// Prepares the statement of an SQL literal, with its arguments set when
+    /// it has some.
     ///
     /// ```swift
     /// let statement = try db.makeStatement(literal: "SELECT * FROM player WHERE name = \(name)")
@@ -11,15 +12,18 @@ extension Database {
     public func makeStatement(literal sqlLiteral: SQL) throws -> Statement {
         let (sql, arguments) = try sqlLiteral.build(self)
         let statement = try makeStatement(sql: sql)
-        try statement.setArguments(arguments)
+        // A literal without arguments leaves them to the fetch or execute
+        // that follows (a `?` is then bound there), as in GRDB.
+        if !arguments.isEmpty { try statement.setArguments(arguments) }
         return statement
     }
 
-    /// The cached statement of an SQL literal, with its arguments set.
+    /// The cached statement of an SQL literal, with its arguments set when
+    /// it has some (see ``makeStatement(literal:)``).
     public func cachedStatement(literal sqlLiteral: SQL) throws -> Statement {
         let (sql, arguments) = try sqlLiteral.build(self)
         let statement = try cachedStatement(sql: sql)
-        try statement.setArguments(arguments)
+        if !arguments.isEmpty { try statement.setArguments(arguments) }
         return statement
     }
 
