@@ -85,9 +85,8 @@ final class DatabaseObservationBroker {
             if observed.isEmpty { return nil }
             // A statement with one kind of change (no trigger, no foreign
             // key action) makes only events of that kind.
-            return kinds.count == 1
-                ? StatementObservation(observation: observation, observedKinds: nil, statementKinds: [])
-                : StatementObservation(observation: observation, observedKinds: observed, statementKinds: kinds)
+            return StatementObservation(observation: observation, observedKinds: kinds.count == 1 ? nil : observed,
+                                        statementKinds: kinds)
         }
     }
 

@@ -177,16 +177,13 @@ public final class DatabasePool: DatabaseWriter {
         readers.concurrentRead(value)
     }
 
+    /// A queue's isolated read, with its snapshot taken at once (a deferred
+    /// transaction takes it at the first read).
     private static func isolatedRead<T>(_ db: Database, _ value: (Database) throws -> T) throws -> T {
-        var result: T?
-        try db.inTransaction(.deferred) {
-            // A deferred transaction takes its snapshot at the first read.
+        try db.isolatedRead {
             _ = try Int.fetchOne(db, sql: "SELECT 1 FROM sqlite_master LIMIT 1")
-            result = try value(db)
-            return .commit
+            return try value(db)
         }
-        guard let result else { throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "read ended without a result") }
-        return result
     }
 
     // MARK: Writing
