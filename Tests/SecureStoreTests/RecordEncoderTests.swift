@@ -7,22 +7,29 @@ import XCTest
 /// next, mix record types, encode a record while encoding another on the
 /// same thread, and encode from many threads at once.
 final class RecordEncoderTests: SecureStoreTestCase {
-    /// Encodes `extra` only when it is set, and `name` twice when asked.
+    /// Encodes `extra` only when it is set (first, or last when asked),
+    /// `name` twice when asked, and throws after `id` when asked.
     struct Flexible: Encodable, PersistableRecord {
+        struct Refused: Error {}
         static let databaseTableName = "flexible"
         var id: Int64
         var name: String
         var extra: String?
         var nameTwice = false
+        var extraLast = false
+        var fails = false
 
         private enum CodingKeys: String, CodingKey { case id, name, extra }
 
         func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: CodingKeys.self)
-            if let extra { try container.encode(extra, forKey: .extra) }
+            // Not `encodeIfPresent`, which encodes nil as NULL (as in GRDB).
+            if let extra, !extraLast { try container.encode(extra, forKey: .extra) }
             try container.encode(id, forKey: .id)
+            if fails { throw Refused() }
             try container.encode(name, forKey: .name)
             if nameTwice { try container.encode(name + " (last)", forKey: .name) }
+            if let extra, extraLast { try container.encode(extra, forKey: .extra) }
         }
     }
 
@@ -93,6 +100,36 @@ final class RecordEncoderTests: SecureStoreTestCase {
         XCTAssertEqual(record.inserted[0]["score"] as? Double, 1.5)
         XCTAssertEqual(record.inserted[1]["score"] as? Double, 3.5)
         XCTAssertEqual(record.id, 5)
+    }
+
+    /// The encoder replaces the previous record's values in place while
+    /// the columns repeat: a record that stops early (a nil last column)
+    /// or throws half-way must leave none of the previous record's
+    /// columns behind, in its own container or in the next record's.
+    func testRecordsThatStopEarlyOrThrowHalfWay() throws {
+        func trailing(_ id: Int64, _ name: String, _ extra: String?, fails: Bool = false) -> Flexible {
+            Flexible(id: id, name: name, extra: extra, extraLast: true, fails: fails)
+        }
+        let dbQueue = try makeEncryptedQueue()
+        try dbQueue.write { db in
+            try db.execute(sql: "CREATE TABLE flexible (id INTEGER PRIMARY KEY, name TEXT, extra TEXT DEFAULT 'default')")
+            try trailing(1, "a", "x").insert(db)
+            try trailing(2, "b", nil).insert(db)
+            XCTAssertThrowsError(try trailing(3, "c", nil, fails: true).insert(db)) { XCTAssertTrue($0 is Flexible.Refused) }
+            try trailing(4, "d", "y").insert(db)
+            XCTAssertThrowsError(try trailing(5, "e", "z", fails: true).insert(db))
+            try trailing(6, "f", nil).insert(db)
+        }
+        XCTAssertEqual(try trailing(7, "g", "w").databaseDictionary.count, 3)
+        XCTAssertEqual(try trailing(8, "h", nil).databaseDictionary,
+                       ["id": Int64(8).databaseValue, "name": "h".databaseValue])
+        try dbQueue.read { db in
+            let rows = try Row.fetchAll(db, sql: "SELECT id, name, extra FROM flexible ORDER BY id")
+            XCTAssertEqual(rows.map { $0["id"] as Int64 }, [1, 2, 4, 6])
+            XCTAssertEqual(rows.map { $0["name"] as String }, ["a", "b", "d", "f"])
+            // Without an extra, the column takes its default.
+            XCTAssertEqual(rows.map { $0["extra"] as String }, ["x", "default", "y", "default"])
+        }
     }
 
     /// Encodes, in the middle of its own encoding, another record (whose

@@ -126,10 +126,15 @@ public final class Statement {
 
     /// The connection that prepared the statement. A statement is only
     /// used inside an access to its connection, which outlives it there.
-    unowned(unsafe) let database: Database
+    var database: Database { unmanagedDatabase.takeUnretainedValue() }
+
+    /// The same connection, for the calls of every step: through
+    /// `_withUnsafeGuaranteedRef` they retain and release nothing (an
+    /// `unowned(unsafe)` reference is retained around each call).
+    private let unmanagedDatabase: Unmanaged<Database>
 
     init(database: Database, sqliteStatement: SQLiteStatement, sql: String, publicStatementArguments: Bool) {
-        self.database = database
+        unmanagedDatabase = Unmanaged.passUnretained(database)
         self.sqliteStatement = sqliteStatement
         self.sql = sql
         self.publicStatementArguments = publicStatementArguments
@@ -272,6 +277,14 @@ public final class Statement {
 
     /// Binds the arguments, replacing the previous ones.
     public func setArguments(_ arguments: StatementArguments) throws {
+        if arguments.namedValues.isEmpty, arguments.values.count == parameterCount {
+            // The hot path: one positional value per parameter, without
+            // the slice the general path keeps (a retain and a release
+            // of the values per execution).
+            try bindExactly(arguments.values) { arguments }
+            boundArguments = arguments
+            return
+        }
         var positional = arguments.values[...]
         try bind(&positional, named: arguments.namedValues, reporting: arguments)
         if !positional.isEmpty { throw wrongArgumentCount(arguments) }
@@ -306,23 +319,8 @@ public final class Statement {
         }
         let count = parameterCount
         if named.isEmpty, positional.count >= count {
-            // The hot path: positional values only, read in place (a copy
-            // of each value would retain and release its string or blob).
-            let code = positional.withUnsafeBufferPointer { values in
-                var bytes = 0
-                for index in 0..<count { bytes += Statement.byteCount(values[index]) }
-                reserveArgumentBytes(bytes)
-                for index in 0..<count {
-                    let code = bind(values[index], at: CInt(index + 1))
-                    if code != SQLITE_OK { return code }
-                }
-                return SQLITE_OK
-            }
-            if code != SQLITE_OK {
-                sqlite3_clear_bindings(sqliteStatement)
-                throw DatabaseError(connection: sqlite3_db_handle(sqliteStatement), code: code,
-                                    sql: sql, arguments: arguments,
-                                    publicStatementArguments: publicStatementArguments)
+            try positional.prefix(count).withUnsafeBufferPointer { values in
+                try bindInPlace(values) { arguments }
             }
             positional = positional.dropFirst(count)
             boundArguments = arguments
@@ -357,6 +355,34 @@ public final class Statement {
             }
         }
         boundArguments = arguments
+    }
+
+    /// Binds one value per parameter, in order: `values.count` is the
+    /// parameter count.
+    private func bindExactly(_ values: [DatabaseValue], reporting arguments: () -> StatementArguments) throws {
+        regionOverride = nil
+        if isStepped {
+            sqlite3_reset(sqliteStatement)
+            isStepped = false
+        }
+        try values.withUnsafeBufferPointer { try bindInPlace($0, reporting: arguments) }
+    }
+
+    /// Binds `values` to the first parameters, read in place: a copy of
+    /// each value would retain and release its string or blob.
+    private func bindInPlace(_ values: UnsafeBufferPointer<DatabaseValue>, reporting arguments: () -> StatementArguments) throws {
+        var bytes = 0
+        for index in values.indices { bytes += Statement.byteCount(values[index]) }
+        reserveArgumentBytes(bytes)
+        for index in values.indices {
+            let code = bind(values[index], at: CInt(index + 1))
+            if code != SQLITE_OK {
+                sqlite3_clear_bindings(sqliteStatement)
+                throw DatabaseError(connection: sqlite3_db_handle(sqliteStatement), code: code,
+                                    sql: sql, arguments: arguments(),
+                                    publicStatementArguments: publicStatementArguments)
+            }
+        }
     }
 
     @inline(__always)
@@ -411,11 +437,21 @@ public final class Statement {
     /// Runs the statement with exactly these positional values (records'
     /// INSERT and UPDATE statements).
     func execute(values: [DatabaseValue]) throws {
-        var positional = values[...]
         let arguments = StatementArguments(values: values)
-        try bind(&positional, named: [:], reporting: arguments)
-        if !positional.isEmpty { throw wrongArgumentCount(arguments) }
-        defer { reset() }
+        if values.count == parameterCount {
+            try bindExactly(values) { arguments }
+            boundArguments = arguments
+        } else {
+            var positional = values[...]
+            try bind(&positional, named: [:], reporting: arguments)
+            if !positional.isEmpty { throw wrongArgumentCount(arguments) }
+        }
+        defer {
+            reset()
+            // Records reuse the array of their values for the next row:
+            // kept here, it would be copied instead.
+            boundArguments = StatementArguments()
+        }
         while try step() {}
     }
 
@@ -424,8 +460,7 @@ public final class Statement {
     @discardableResult
     public func step() throws -> Bool {
         if !isStepped {
-            // One call: each call on `database` retains it.
-            try database.checkStatementMayStart(self)
+            try unmanagedDatabase._withUnsafeGuaranteedRef { try $0.checkStatementMayStart(self) }
             if let authorizer { try authorizer.statementWillRun(self) }
             if database.isRecordingSelectedRegion { database.selectedRegion.formUnion(databaseRegion) }
         }
@@ -434,7 +469,7 @@ public final class Statement {
         case SQLITE_ROW:
             return true
         case SQLITE_DONE:
-            database.forgetTransactionDateAfterTransaction()
+            unmanagedDatabase._withUnsafeGuaranteedRef { $0.forgetTransactionDateAfterTransaction() }
             if let authorizer { try authorizer.statementDidRun(self) }
             return false
         case let code:

@@ -205,10 +205,21 @@ extension MutablePersistableRecord {
         return inserted
     }
 
+    /// The record's type. In generic code, `type(of: self)` copies a
+    /// struct record (retaining each string it holds) to find a type that
+    /// can only be `Self`: only a class record can be of a subtype.
+    var dynamicRecordType: Self.Type {
+        Self.self is AnyObject.Type ? type(of: self) : Self.self
+    }
+
     /// Runs the INSERT, through the connection's cached statement.
-    func performInsert(_ db: Database, onConflict conflictResolution: Database.ConflictResolution? = nil) throws -> InsertionSuccess {
+    ///
+    /// `mutating` although it changes nothing: called on the record that
+    /// the `aroundInsert` closure captures, a non-mutating method gets a
+    /// copy of it (one more retain and release of each string it holds).
+    mutating func performInsert(_ db: Database, onConflict conflictResolution: Database.ConflictResolution? = nil) throws -> InsertionSuccess {
         var container = try persistenceContainer()
-        let recordType = type(of: self)
+        let recordType = dynamicRecordType
         let resolution = conflictResolution ?? recordType.persistenceConflictPolicy.conflictResolutionForInsert
         let insert = try db.cachedInsert(for: recordType, table: { recordType.databaseTableName }, columns: container.columns,
                                          conflictResolution: resolution)

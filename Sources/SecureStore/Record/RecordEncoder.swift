@@ -16,8 +16,10 @@ final class RecordEncoder: Encoder {
         // encoded property, about 150 instructions); only this class
         // touches these, one call at a time, and no call reenters.
         @exclusivity(unchecked) private(set) var container = PersistenceContainer()
-        /// The columns of the previous record (distinct, as `set` makes them).
-        @exclusivity(unchecked) private var previousColumns: [String] = []
+        /// How many columns this record has set, while they repeat the
+        /// previous record's: the container still holds the previous
+        /// record's columns, and the values from here on are its values.
+        @exclusivity(unchecked) private var count = 0
         /// True while this record's columns repeat the previous record's.
         @exclusivity(unchecked) private var followsPrevious = true
         /// The type of the record being encoded, for its strategies.
@@ -25,11 +27,15 @@ final class RecordEncoder: Encoder {
         /// Its column strategy, nil for `.useDefaultKeys`.
         @exclusivity(unchecked) private var columnStrategy: DatabaseColumnEncodingStrategy?
 
-        /// Empties the container, keeping its storage when the previous
-        /// record's container is gone (the insert that used it is over):
-        /// no allocation per record then.
+        /// Starts a record. The container keeps the previous record's
+        /// columns and values: a record that sets the same columns in the
+        /// same order (every record of a type, usually) replaces the
+        /// values in place, and leaves the columns untouched. The columns
+        /// array stays the one the connection's cached INSERT compares
+        /// with (equal at once, as the same storage), and no array is
+        /// emptied and refilled per record.
         func start(_ recordType: any EncodableRecord.Type) {
-            container.removeAllKeepingCapacity(8)
+            count = 0
             followsPrevious = true
             self.recordType = recordType
             let strategy = recordType.databaseColumnEncodingStrategy
@@ -59,28 +65,32 @@ final class RecordEncoder: Encoder {
             set(dbValue, forColumn: column)
         }
 
-        /// The record's container. It shares its storage with this box
-        /// until the next `start`, which then reuses or replaces it (values
+        /// The record's container, without the previous record's columns
+        /// that this one did not set. It shares its storage with this box
+        /// until the next record, which then reuses or replaces it (values
         /// are copied on write, so a caller that keeps it sees no change).
         func finish() -> PersistenceContainer {
-            if !followsPrevious || container.columns.count != previousColumns.count {
-                previousColumns = container.columns
-            }
+            if followsPrevious { container.removeColumns(from: count) }
             return container
         }
 
         /// Sets a column's value. A key that repeats the previous record's
         /// key at the same position, after keys that all did, cannot be
-        /// a duplicate of this record's earlier keys: it is appended
-        /// without the search (a string comparison per earlier column).
+        /// a duplicate of this record's earlier keys: its value replaces
+        /// the previous record's, without a search (a string comparison
+        /// per earlier column).
         func set(_ value: consuming DatabaseValue, forColumn column: String) {
-            let position = container.columns.count
-            if followsPrevious, position < previousColumns.count, previousColumns[position] == column {
-                container.append(value, forColumn: column)
-            } else {
+            if followsPrevious {
+                if count < container.columns.count, container.columns[count] == column {
+                    container.replaceValue(at: count, with: value)
+                    count += 1
+                    return
+                }
+                // Another column: the previous record's from here on go.
+                container.removeColumns(from: count)
                 followsPrevious = false
-                container.set(value, forColumn: column)
             }
+            container.set(value, forColumn: column)
         }
     }
 
