@@ -35,10 +35,7 @@ public struct PersistenceContainer: Sendable {
         get { index(of: column).flatMap { values[$0].storage.value } }
         set {
             let value = DatabaseValue(value: newValue)
-            if let index = index(of: column) { values[index] = value } else {
-                columns.append(column)
-                values.append(value)
-            }
+            if let index = index(of: column) { values[index] = value } else { append(value, forColumn: column) }
         }
     }
 
@@ -51,15 +48,14 @@ public struct PersistenceContainer: Sendable {
 
     /// Sets a column's value; a new column is appended. Columns are
     /// matched exactly: the encoder's keys are the record's coding keys,
-    /// unique by construction, and this runs for every property of every
-    /// insert (two keys that differ only by case make SQLite report a
-    /// duplicate column).
+    /// unique by construction, and this runs for each property of a
+    /// record whose columns differ from the previous record's (two keys
+    /// that differ only by case make SQLite report a duplicate column).
     mutating func set(_ value: consuming DatabaseValue, forColumn column: String) {
         if let index = columns.firstIndex(of: column) {
             values[index] = value
         } else {
-            columns.append(column)
-            values.append(value)
+            append(value, forColumn: column)
         }
     }
 
