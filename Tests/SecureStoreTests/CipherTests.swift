@@ -95,6 +95,25 @@ final class CipherTests: SecureStoreTestCase {
         XCTAssertEqual(try leftovers(), [])
     }
 
+    /// The export keys its new file on other threads: a connection keyed
+    /// with the passphrase writes the first page while the key is derived
+    /// beside it for the attach. Every file must still get a salt of its
+    /// own, and open in the CLI with the passphrase alone.
+    func testEveryExportedFileHasItsOwnSaltAndOpensWithThePassphrase() throws {
+        let file = try makePlaintext("plain.db")
+        try Cipher.encrypt(plaintextAt: file, to: path("a.db"), key: key)
+        try Cipher.encrypt(plaintextAt: file, to: path("b.db"), key: key)
+        let before = try fileBytes(path("b.db")).prefix(16)
+        try Cipher.rekey(at: path("b.db"), from: key, to: key)
+        let salts = try [path("a.db"), path("b.db")].map { try fileBytes($0).prefix(16) }
+        XCTAssertEqual(Set(salts + [before]).count, 3, "three files, three salts")
+        for (name, salt) in zip(["a.db", "b.db"], salts) {
+            XCTAssertNotEqual(salt, Data("SQLite format 3\u{0}".utf8), name)
+            XCTAssertEqual(try cliCount(path(name), passphrase: "lifecycle key"), "4200\n7\nv1\n", name)
+        }
+        XCTAssertEqual(try leftovers(), [])
+    }
+
     func testWrongKeyChangesNothingAndLeavesNoTemporaryFile() throws {
         let file = try makePlaintext("db.db")
         try Cipher.encrypt(plaintextAt: file, to: file, key: key)

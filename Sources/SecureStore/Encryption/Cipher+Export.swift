@@ -30,11 +30,37 @@ extension Cipher {
         // it with the umask's mode); its journal gets the same mode.
         try PrivateFile.createEmpty(temporary)
         var succeeded = false
+        var newFile: ExportTarget?
         defer {
-            // A failed export leaves nothing behind (a decrypt's temporary
-            // file holds plaintext).
+            // Nothing is left open on the temporary file, and a failed
+            // export leaves nothing behind (a decrypt's temporary file
+            // holds plaintext).
+            newFile?.discard()
             if !succeeded { PrivateFile.removeDatabaseFiles(temporary) }
         }
+
+        // Every setting explicit: an attached database must not inherit
+        // the source's, nor SQLCipher's process defaults.
+        let line = SQLCipherLibrary.line
+        func resolvedKey(over base: CipherSettings) -> CipherKey? {
+            destinationKey.map { key in
+                // A new file (not a copy of this one) keyed with a
+                // passphrase gets a KDF that meets the guidance unless its
+                // settings say.
+                var settings = key.settings
+                if !keepsFormat, key.derivesKey {
+                    if let strong = line.strengthened(settings) { settings = strong }
+                    if let warning = line.weakKeyDerivationWarning(for: settings, path: destination) {
+                        Database.logError?(.SQLITE_WARNING, warning)
+                    }
+                }
+                return CipherKey(material: key.material, settings: settings.resolved(over: base))
+            }
+        }
+        // A new format is known before the source opens: the new file's
+        // key derivations (see `ExportTarget`) run beside the source's.
+        var newKey = keepsFormat ? nil : resolvedKey(over: line.defaults)
+        if !keepsFormat { newFile = ExportTarget(path: temporary, key: newKey) }
 
         var sourceConfig = sourceKey?.configuration() ?? Configuration()
         sourceConfig.busyMode = .timeout(10)
@@ -49,46 +75,30 @@ extension Cipher {
         let watcher = progress.map { FileGrowthWatcher(path: temporary, totalBytes: totalBytes, report: $0) }
         defer { watcher?.stop() }
 
-        // Every setting explicit: an attached database must not inherit
-        // the source's, nor SQLCipher's process defaults.
-        let line = SQLCipherLibrary.line
-        let base = keepsFormat ? try db.cipherSettings ?? line.defaults : line.defaults
-        let newKey = destinationKey.map { key in
-            // A new file (not a copy of this one) keyed with a passphrase
-            // gets a KDF that meets the guidance unless its settings say.
-            var settings = key.settings
-            if !keepsFormat, key.derivesKey {
-                if let strong = line.strengthened(settings) { settings = strong }
-                if let warning = line.weakKeyDerivationWarning(for: settings, path: destination) {
-                    Database.logError?(.SQLITE_WARNING, warning)
-                }
-            }
-            return CipherKey(material: key.material, settings: settings.resolved(over: base))
+        if keepsFormat {
+            newKey = resolvedKey(over: try db.cipherSettings ?? line.defaults)
+            newFile = ExportTarget(path: temporary, key: newKey)
         }
-        let targetPragmas = try newKey.map { try line.pragmas(for: $0.settings, schema: target) } ?? []
-        let keyText = try newKey?.attachKeyText() ?? SecretBytes([])
-        // The copy is opened for its verification while the export writes
-        // it (see `BackgroundOpen`); a WAL source's copy is put in WAL mode
-        // by that connection, so it reads and writes.
+        let targetPragmas = try newFile!.attachSettings.map { try line.pragmas(for: $0, schema: target) } ?? []
+        // A WAL source's copy is put in WAL mode by the verification's
+        // connection, so it reads and writes.
         var verificationConfig = wasWAL ? newKey?.configuration() ?? Configuration() : readonlyConfiguration(newKey)
         verificationConfig.busyMode = .timeout(10)
-        var verification: BackgroundOpen?
-        defer { verification?.discard() }
-        try attach(temporary, as: target, key: keyText, in: db)
+        try attach(temporary, as: target, key: try newFile!.attachKey(), in: db)
         do {
             for pragma in targetPragmas { try db.execute(sql: pragma) }
             // The copy is fsynced once, whole, before it is used: a crash
             // before leaves a temporary file that the next run removes.
             try db.execute(sql: "PRAGMA \(target).synchronous = OFF")
             // Held in memory until the commit, the copy needs no exclusive
-            // lock before: the verification's connection reads its header
-            // meanwhile.
+            // lock before: the verification's connection may read its
+            // header meanwhile.
             try setCacheSize(of: db, schema: target, forFileOf: totalBytes)
             // The header first (sqlcipher_export does not copy the
             // user_version): with its salt on disk, the verification's
-            // connection derives its key while the export runs.
+            // connection can derive its key while the export runs.
             try db.execute(sql: "PRAGMA \(target).user_version = \(expected.userVersion)")
-            verification = BackgroundOpen(path: temporary, configuration: verificationConfig)
+            newFile!.firstPageWritten(verifyingWith: verificationConfig)
             _ = try DatabaseValue.fetchOne(db, sql: "SELECT sqlcipher_export('\(target)')")
             try db.execute(sql: "DETACH DATABASE \(target)")
         } catch {
@@ -98,7 +108,7 @@ extension Cipher {
         try db.close()
         try PrivateFile.fsync(temporary)
 
-        let copy = try verification!.database()
+        let copy = try newFile!.verificationConnection(verificationConfig)
         defer { try? copy.close() }
         try setCacheSize(of: copy, forFileOf: totalBytes)
         var actual = try verify(copy, expected: expected, source: source)

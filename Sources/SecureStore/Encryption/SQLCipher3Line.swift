@@ -9,6 +9,7 @@ struct SQLCipher3Line: SQLCipherLine {
     let version: String
     var majorVersion: Int { 3 }
     var defaults: CipherSettings { .sqlcipher3Defaults }
+    var setsNewFileSalt: Bool { false }
     var olderFormats: [Int] { [2, 1] }
     var unreadableFileAdvice: String {
         "It may be a SQLCipher 4 file, which needs SQLCipher 4.0 or later: this library is SQLCipher \(version)"

@@ -8,6 +8,7 @@ struct SQLCipher4Line: SQLCipherLine {
     let version: String
     var majorVersion: Int { 4 }
     var defaults: CipherSettings { .sqlcipher4Defaults }
+    var setsNewFileSalt: Bool { true }
     var olderFormats: [Int] { [3, 2, 1] }
     var unreadableFileAdvice: String { "" }
 

@@ -16,6 +16,10 @@ protocol SQLCipherLine: Sendable {
     /// order, after the defaults fail to read a file, when nothing pinned
     /// its settings.
     var olderFormats: [Int] { get }
+    /// True when a new file's salt can be set before its first page
+    /// (`PRAGMA cipher_salt`, SQLCipher 4); on SQLCipher 3 only a 48-byte
+    /// raw key gives it.
+    var setsNewFileSalt: Bool { get }
     /// The `PRAGMA` statements that apply `settings` right after the key,
     /// to the `main` database or to an attached `schema`.
     func pragmas(for settings: CipherSettings, schema: String?) throws -> [String]
