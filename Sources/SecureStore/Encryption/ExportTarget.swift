@@ -4,34 +4,29 @@ import Foundation
 /// the key derivations (PBKDF2: most of the cost of an export at
 /// SQLCipher 4's defaults) overlap other work instead of following it.
 ///
-/// For a passphrase, the new file's salt is chosen here, and its key is
-/// derived here on another thread
+/// Where the line sets a new file's salt before its first page (SQLCipher
+/// 4's `cipher_salt`) and the key is a passphrase, the salt is chosen here,
+/// and the key is derived twice at once: by SQLCipher, as the export
+/// attaches the file with the passphrase and that salt and writes its first
+/// page, and here on another thread
 /// (``KeyDerivation/sqlcipherKeyAndSalt(passphrase:salt:parameters:)``),
 /// started before the source opens, beside SQLCipher's derivation of the
-/// source's key. SQLCipher derives the same key once more from the
-/// passphrase, and the file is only used if the two agree, so the
-/// passphrase opens it:
+/// source's key. The verification opens the finished file with the key
+/// derived here: it opens only if both derivations agree, so the
+/// passphrase opens the file. No other connection uses the file while
+/// the export writes it.
 ///
-/// - where the line sets a new file's salt (SQLCipher 4's `cipher_salt`),
-///   the export attaches the file with the passphrase and that salt
-///   (SQLCipher derives as it writes the first page), and the verification
-///   opens the finished file with the key derived here;
-/// - elsewhere (SQLCipher 3), the export attaches the file with the key
-///   derived here and its salt (a 48-byte raw key), and the verification
-///   opens the file with the passphrase, on another thread while the
-///   export writes it.
-///
-/// A raw key, or no key (a plaintext copy), is used as it is, and the
-/// verification opens the file on another thread while the export writes
-/// it.
+/// Elsewhere (SQLCipher 3, raw keys, plaintext copies), the export
+/// attaches the file with the key as it is, and the verification opens it
+/// with that key on another thread while the export writes it.
 ///
 /// ```swift
 /// let newFile = ExportTarget(path: temporary, key: newKey)
 /// // ATTACH with newFile.attachKey(), the pragmas of newFile.attachSettings,
 /// // write the first page, then:
-/// newFile.firstPageWritten()
+/// newFile.firstPageWritten(verifyingWith: config)
 /// // sqlcipher_export, fsync, then:
-/// let copy = try newFile.verificationConnection()
+/// let copy = try newFile.verificationConnection(config)
 /// ```
 ///
 /// `@unchecked Sendable`: `opened` and `derived` are each written once, on
@@ -48,21 +43,9 @@ final class ExportTarget: @unchecked Sendable {
     private let deriveSignal = DispatchSemaphore(value: 0)
     private var opened: Result<Database, any Error>?
     private var derived: Result<SecretBytes, any Error>?
-    private var keying = Keying.asGiven
+    private var derivesBeside = false
     private var openStarted = false
     private var taken = false
-
-    /// Who derives a passphrase's key for what (see the type's summary).
-    private enum Keying {
-        /// A raw key, or no key.
-        case asGiven
-        /// The attach derives (SQLCipher 4); the verification uses the key
-        /// derived here.
-        case attachDerives
-        /// The attach uses the key derived here; the verification derives
-        /// (SQLCipher 3).
-        case verificationDerives
-    }
 
     /// Starts deriving the key of the new file at `path` with `key` (its
     /// settings every one explicit), or nothing when `key` is nil.
@@ -70,20 +53,15 @@ final class ExportTarget: @unchecked Sendable {
         self.path = path
         self.key = key
         let line = SQLCipherLibrary.line
-        guard let key, case .passphrase(let passphrase) = key.material, key.derivesKey else {
+        guard let key, case .passphrase(let passphrase) = key.material, key.derivesKey, line.setsNewFileSalt else {
             attachSettings = key?.settings
             return
         }
         let salt = key.settings.salt ?? Self.randomSalt()
-        if line.setsNewFileSalt {
-            keying = .attachDerives
-            var settings = key.settings
-            settings.salt = salt
-            attachSettings = settings
-        } else {
-            keying = .verificationDerives
-            attachSettings = Self.rawKeySettings(key.settings)
-        }
+        var settings = key.settings
+        settings.salt = salt
+        attachSettings = settings
+        derivesBeside = true
         let parameters = line.keyDerivation(for: key.settings)
         Thread.detachNewThread { [self] in
             derived = Result {
@@ -97,18 +75,16 @@ final class ExportTarget: @unchecked Sendable {
     }
 
     /// The key to `ATTACH` the file with: the passphrase bytes, or
-    /// `x'<hex>'` for a raw key or the key derived here (then waits for
-    /// it).
+    /// `x'<hex>'` for a raw key.
     func attachKey() throws -> SecretBytes {
-        guard keying == .verificationDerives else { return try key?.attachKeyText() ?? SecretBytes([]) }
-        return try Database.rawKeyText(try derivedKey())
+        try key?.attachKeyText() ?? SecretBytes([])
     }
 
     /// Call once the export wrote the first page (the salt is on disk):
-    /// unless the verification uses the key derived here, its connection
+    /// unless the key was derived here, the verification's connection
     /// starts opening the file, and derives its key while the export runs.
     func firstPageWritten(verifyingWith configuration: Configuration) {
-        guard keying != .attachDerives else { return }
+        guard !derivesBeside else { return }
         openStarted = true
         Thread.detachNewThread { [self] in
             opened = Result { try Database(path: path, configuration: configuration) }
@@ -118,12 +94,11 @@ final class ExportTarget: @unchecked Sendable {
 
     /// The connection to verify the finished copy with; the caller closes
     /// it. `configuration` is the one the verification uses with the key
-    /// itself; when the attach derived the key, it gets the key derived
-    /// here instead.
+    /// itself; with a key derived here, it gets that raw key instead.
     func verificationConnection(_ configuration: Configuration) throws -> Database {
         taken = true
         do {
-            guard keying == .attachDerives, let settings = attachSettings else {
+            guard derivesBeside, let settings = attachSettings else {
                 openSignal.wait()
                 openSignal.signal()
                 return try opened!.get()
@@ -132,7 +107,7 @@ final class ExportTarget: @unchecked Sendable {
                 .configuration(readonly: configuration.readonly)
             rawKeyed.busyMode = configuration.busyMode
             return try Database(path: path, configuration: rawKeyed)
-        } catch let error as DatabaseError where error.resultCode == .SQLITE_NOTADB && keying != .asGiven {
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_NOTADB && derivesBeside {
             throw DatabaseError(resultCode: .SQLITE_NOTADB, message: """
                 the key derived beside SQLCipher does not open the new file \(path) (the two derivations differ); \
                 nothing was replaced
@@ -144,7 +119,7 @@ final class ExportTarget: @unchecked Sendable {
     /// unless ``verificationConnection(_:)`` handed it out: nothing is left
     /// open on a file about to be removed.
     func discard() {
-        if keying != .asGiven { _ = try? derivedKey() }
+        if derivesBeside { _ = try? derivedKey() }
         guard openStarted else { return }
         openSignal.wait()
         openSignal.signal()
