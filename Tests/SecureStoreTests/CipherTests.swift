@@ -95,10 +95,11 @@ final class CipherTests: SecureStoreTestCase {
         XCTAssertEqual(try leftovers(), [])
     }
 
-    /// The export keys its new file on other threads: a connection keyed
-    /// with the passphrase writes the first page while the key is derived
-    /// beside it for the attach. Every file must still get a salt of its
-    /// own, and open in the CLI with the passphrase alone.
+    /// The export derives the new file's key itself, beside SQLCipher's
+    /// derivation, and verifies the file with it (on SQLCipher 4 with a
+    /// salt it chose, on SQLCipher 3 with the one SQLCipher wrote). Every
+    /// file must still get a salt of its own, and open in the CLI with the
+    /// passphrase alone.
     func testEveryExportedFileHasItsOwnSaltAndOpensWithThePassphrase() throws {
         let file = try makePlaintext("plain.db")
         try Cipher.encrypt(plaintextAt: file, to: path("a.db"), key: key)
@@ -111,6 +112,46 @@ final class CipherTests: SecureStoreTestCase {
             XCTAssertNotEqual(salt, Data("SQLite format 3\u{0}".utf8), name)
             XCTAssertEqual(try cliCount(path(name), passphrase: "lifecycle key"), "4200\n7\nv1\n", name)
         }
+        XCTAssertEqual(try leftovers(), [])
+    }
+
+    /// The verification compares the copy's schema with the source's: an
+    /// export that keeps every table, index, view, trigger, full-text
+    /// table and AUTOINCREMENT counter passes it, through encrypt, rekey,
+    /// backup and decrypt, and what comes out works as the original did.
+    func testEveryOperationKeepsTheWholeSchema() throws {
+        let file = path("schema.db")
+        let made = try CommandLineClient.sqlite3(file, sql: """
+            CREATE TABLE note (id INTEGER PRIMARY KEY AUTOINCREMENT, body TEXT NOT NULL);
+            CREATE INDEX note_body ON note(body);
+            CREATE TABLE note_log (noteId INTEGER, at TEXT);
+            CREATE TRIGGER note_logged AFTER INSERT ON note BEGIN INSERT INTO note_log VALUES (new.id, 'now'); END;
+            CREATE VIEW long_note AS SELECT id, body FROM note WHERE length(body) > 5;
+            CREATE VIRTUAL TABLE note_search USING fts4(body);
+            INSERT INTO note (body) VALUES ('short'), ('a longer note');
+            INSERT INTO note_search (body) SELECT body FROM note;
+            PRAGMA user_version = 3;
+            """)
+        XCTAssertEqual(made.status, 0, made.stderr)
+        let schemaQuery = "SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY type, name;"
+        let schema = try CommandLineClient.sqlite3(file, sql: schemaQuery).stdout
+        XCTAssertTrue(schema.contains("note_search"), schema)
+
+        try Cipher.encrypt(plaintextAt: file, to: file, key: key)
+        let newKey = CipherKey(passphrase: "schema key", settings: SecureStoreTestCase.suiteCipherSettings)
+        try Cipher.rekey(at: file, from: key, to: newKey)
+        try Cipher.backup(at: file, key: newKey, to: path("backup.db"))
+        try Cipher.decrypt(at: path("backup.db"), key: newKey, to: path("plain.db"))
+
+        let encrypted = try CommandLineClient.sqlcipher(file, preamble: "PRAGMA key = 'schema key';", sql: schemaQuery)
+        XCTAssertEqual(encrypted.stdout, schema, encrypted.stderr)
+        XCTAssertEqual(try CommandLineClient.sqlite3(path("plain.db"), sql: schemaQuery).stdout, schema)
+        let used = try CommandLineClient.sqlite3(path("plain.db"), sql: """
+            INSERT INTO note (body) VALUES ('third note');
+            SELECT count(*) FROM note_log; SELECT max(id) FROM note; SELECT id FROM long_note ORDER BY id;
+            SELECT count(*) FROM note_search WHERE note_search MATCH 'longer'; PRAGMA user_version;
+            """)
+        XCTAssertEqual(used.stdout, "3\n3\n2\n3\n1\n3\n", used.stderr)
         XCTAssertEqual(try leftovers(), [])
     }
 

@@ -13,8 +13,8 @@ internal import CSQLCipher
 extension Database {
     /// The first `count` bytes of the database file (nil for a file that
     /// holds fewer, or none).
-    func fileHeader(count: Int) -> Data? {
-        withMainFile { file, methods in
+    func fileHeader(count: Int, schema: String = "main") -> Data? {
+        withMainFile(schema: schema) { file, methods in
             var header = Data(count: count)
             let code = header.withUnsafeMutableBytes { methods.xRead(file, $0.baseAddress, Int32(count), 0) }
             return code == SQLITE_OK ? header : nil
@@ -23,8 +23,12 @@ extension Database {
 
     /// The salt SQLCipher keeps in the first 16 bytes of an encrypted file
     /// (nil for a new file, or one that starts with SQLite's magic string).
-    var fileSalt: Data? {
-        guard let salt = fileHeader(count: 16), salt != Database.magicHeader.prefix(16) else { return nil }
+    var fileSalt: Data? { fileSalt(schema: "main") }
+
+    /// The salt of the file of `schema`, `main` or an attached database
+    /// (see ``fileSalt``).
+    func fileSalt(schema: String) -> Data? {
+        guard let salt = fileHeader(count: 16, schema: schema), salt != Database.magicHeader.prefix(16) else { return nil }
         return salt
     }
 
@@ -110,14 +114,15 @@ extension Database {
         header.count == 21 && header.prefix(16) == magicHeader && header[header.startIndex + 20] < 16
     }
 
-    /// Runs `body` with this connection's database file, as SQLite's file
-    /// layer holds it (nil when there is none: an in-memory or temporary
+    /// Runs `body` with the database file of `schema` (this connection's
+    /// own file unless it names an attached one), as SQLite's file layer
+    /// holds it (nil when there is none: an in-memory or temporary
     /// database not written yet).
     private func withMainFile<T>(
-        _ body: (UnsafeMutablePointer<sqlite3_file>, sqlite3_io_methods) throws -> T
+        schema: String = "main", _ body: (UnsafeMutablePointer<sqlite3_file>, sqlite3_io_methods) throws -> T
     ) rethrows -> T? {
         var file: UnsafeMutablePointer<sqlite3_file>?
-        guard sqlite3_file_control(sqliteConnection, "main", SQLITE_FCNTL_FILE_POINTER, &file) == SQLITE_OK,
+        guard sqlite3_file_control(sqliteConnection, schema, SQLITE_FCNTL_FILE_POINTER, &file) == SQLITE_OK,
               let file, let methods = file.pointee.pMethods?.pointee
         else { return nil }
         return try body(file, methods)

@@ -57,8 +57,9 @@ extension Cipher {
                 return CipherKey(material: key.material, settings: settings.resolved(over: base))
             }
         }
-        // A new format is known before the source opens: the new file's
-        // key derivations (see `ExportTarget`) run beside the source's.
+        // A new format is known before the source opens: on SQLCipher 4,
+        // the new file's key derivation (see `ExportTarget`) runs beside
+        // the source's.
         var newKey = keepsFormat ? nil : resolvedKey(over: line.defaults)
         if !keepsFormat { newFile = ExportTarget(path: temporary, key: newKey) }
 
@@ -72,6 +73,7 @@ extension Cipher {
         // The pages the row counts decrypt stay for the export to copy.
         try setCacheSize(of: db, forFileOf: totalBytes)
         let expected = try summary(db)
+        let expectedSchema = try schema(of: db)
         let watcher = progress.map { FileGrowthWatcher(path: temporary, totalBytes: totalBytes, report: $0) }
         defer { watcher?.stop() }
 
@@ -80,43 +82,56 @@ extension Cipher {
             newFile = ExportTarget(path: temporary, key: newKey)
         }
         let targetPragmas = try newFile!.attachSettings.map { try line.pragmas(for: $0, schema: target) } ?? []
-        // A WAL source's copy is put in WAL mode by the verification's
-        // connection, so it reads and writes.
-        var verificationConfig = wasWAL ? newKey?.configuration() ?? Configuration() : readonlyConfiguration(newKey)
-        verificationConfig.busyMode = .timeout(10)
         try attach(temporary, as: target, key: try newFile!.attachKey(), in: db)
         do {
             for pragma in targetPragmas { try db.execute(sql: pragma) }
             // The copy is fsynced once, whole, before it is used: a crash
             // before leaves a temporary file that the next run removes.
             try db.execute(sql: "PRAGMA \(target).synchronous = OFF")
-            // Held in memory until the commit, the copy needs no exclusive
-            // lock before: the verification's connection may read its
-            // header meanwhile.
+            // Held in memory until the commit, the copy is written once.
             try setCacheSize(of: db, schema: target, forFileOf: totalBytes)
             // The header first (sqlcipher_export does not copy the
-            // user_version): with its salt on disk, the verification's
-            // connection can derive its key while the export runs.
+            // user_version): with its salt on disk, the key can be derived
+            // for the verification while the export runs.
             try db.execute(sql: "PRAGMA \(target).user_version = \(expected.userVersion)")
-            newFile!.firstPageWritten(verifyingWith: verificationConfig)
+            newFile!.firstPageWritten(in: db, schema: target)
+            // One transaction, so one commit: sqlcipher_export alone commits
+            // each table.
+            try db.execute(sql: "BEGIN")
             _ = try DatabaseValue.fetchOne(db, sql: "SELECT sqlcipher_export('\(target)')")
+            try db.execute(sql: "COMMIT")
             try db.execute(sql: "DETACH DATABASE \(target)")
         } catch {
+            if db.isInsideTransaction { try? db.execute(sql: "ROLLBACK") }
             try? db.execute(sql: "DETACH DATABASE \(target)")
             throw error
         }
         try db.close()
-        try PrivateFile.fsync(temporary)
+        // The copy reaches the disk while the verification reads it (from
+        // the system's cache); it is renamed only after both. The
+        // descriptor closes after the verification's connection (see
+        // `PrivateFile.openForSync`).
+        let descriptor = try PrivateFile.openForSync(temporary)
+        let synced = BackgroundWork { try PrivateFile.fsync(descriptor, path: temporary) }
+        defer {
+            _ = synced.result()
+            close(descriptor)
+        }
 
+        // A WAL source's copy is put in WAL mode by the verification's
+        // connection, so it reads and writes.
+        var verificationConfig = wasWAL ? newKey?.configuration() ?? Configuration() : readonlyConfiguration(newKey)
+        verificationConfig.busyMode = .timeout(10)
         let copy = try newFile!.verificationConnection(verificationConfig)
         defer { try? copy.close() }
         try setCacheSize(of: copy, forFileOf: totalBytes)
-        var actual = try verify(copy, expected: expected, source: source)
+        var actual = try verify(copy, expected: expected, schema: expectedSchema, source: source)
         actual.cipherSettings = newKey?.settings
         if wasWAL {
             try copy.execute(sql: "PRAGMA journal_mode = WAL")
         }
         try copy.close()
+        try synced.value()
         if let replacedOwnership {
             try PrivateFile.apply(replacedOwnership, to: temporary)
         } else if outputMode != PrivateFile.privateMode {
@@ -167,6 +182,8 @@ extension Cipher {
         try statement.execute()
     }
 
+    /// Every table, index, view and trigger, with its SQL, in a stable
+    /// order (SQLite's own objects left out).
     private static func schema(of db: Database) throws -> [String] {
         try String.fetchAll(db, sql: """
             SELECT type || ' ' || name || ' ' || IFNULL(sql, '') FROM sqlite_master
@@ -174,12 +191,20 @@ extension Cipher {
             """)
     }
 
-    /// Compares the new file, read through `copy`, with the source.
-    private static func verify(_ copy: Database, expected: ExportSummary, source: String) throws -> ExportSummary {
+    /// Compares the new file, read through `copy`, with the source: its
+    /// row counts and `user_version`, its schema, and its integrity.
+    private static func verify(_ copy: Database, expected: ExportSummary, schema expectedSchema: [String],
+                               source: String) throws -> ExportSummary {
         let actual = try summary(copy)
         guard actual == expected else {
             throw DatabaseError(resultCode: .SQLITE_CORRUPT,
                                 message: "the exported copy of \(source) does not match it (row counts or user_version differ); nothing was replaced")
+        }
+        guard try schema(of: copy) == expectedSchema else {
+            throw DatabaseError(resultCode: .SQLITE_CORRUPT, message: """
+                the exported copy of \(source) does not match its schema (tables, indexes, views or triggers differ); \
+                nothing was replaced
+                """)
         }
         if integrityCheck(copy) != ["ok"] {
             throw DatabaseError(resultCode: .SQLITE_CORRUPT,

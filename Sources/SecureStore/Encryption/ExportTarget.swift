@@ -1,77 +1,86 @@
 import Foundation
 
 /// How an export keys its new file and opens it again to verify it, so that
-/// the key derivations (PBKDF2: most of the cost of an export at
-/// SQLCipher 4's defaults) overlap other work instead of following it.
+/// the key derivations (PBKDF2: most of the cost of an export) overlap other
+/// work instead of following it.
+///
+/// For a passphrase, the new file's key is derived twice, at once: by
+/// SQLCipher, as the export attaches the file with the passphrase and
+/// writes its first page, and here on another thread
+/// (``KeyDerivation/sqlcipherKeyAndSalt(passphrase:salt:parameters:)``,
+/// the OpenSSL function SQLCipher calls). The verification opens the
+/// finished file with the key derived here: it opens only if both
+/// derivations agree, so the passphrase opens the file. No other
+/// connection uses the file while the export writes it, so the export
+/// never waits for a lock.
 ///
 /// Where the line sets a new file's salt before its first page (SQLCipher
-/// 4's `cipher_salt`) and the key is a passphrase, the salt is chosen here,
-/// and the key is derived twice at once: by SQLCipher, as the export
-/// attaches the file with the passphrase and that salt and writes its first
-/// page, and here on another thread
-/// (``KeyDerivation/sqlcipherKeyAndSalt(passphrase:salt:parameters:)``),
-/// started before the source opens, beside SQLCipher's derivation of the
-/// source's key. The verification opens the finished file with the key
-/// derived here: it opens only if both derivations agree, so the
-/// passphrase opens the file. No other connection uses the file while
-/// the export writes it.
+/// 4's `cipher_salt`), the salt is chosen here and the derivation starts
+/// before the source opens, beside SQLCipher's derivation of the source's
+/// key. SQLCipher 3 chooses the salt itself: the derivation starts once the
+/// export has written the first page, with the salt read from it, and runs
+/// beside the export.
 ///
-/// Elsewhere (SQLCipher 3, raw keys, plaintext copies), the export
-/// attaches the file with the key as it is, and the verification opens it
-/// with that key on another thread while the export writes it.
+/// A raw key needs no derivation, and a plaintext copy no key: the
+/// verification opens the file with them as they are.
 ///
 /// ```swift
 /// let newFile = ExportTarget(path: temporary, key: newKey)
 /// // ATTACH with newFile.attachKey(), the pragmas of newFile.attachSettings,
 /// // write the first page, then:
-/// newFile.firstPageWritten(verifyingWith: config)
-/// // sqlcipher_export, fsync, then:
+/// try newFile.firstPageWritten(in: db, schema: "securestore_export")
+/// // sqlcipher_export, then:
 /// let copy = try newFile.verificationConnection(config)
 /// ```
 ///
-/// `@unchecked Sendable`: `opened` and `derived` are each written once, on
-/// their threads, before their semaphore is signalled, and read only after
-/// waiting for it; the other properties are used on the export's thread
-/// only.
-final class ExportTarget: @unchecked Sendable {
+/// The export uses it on its own thread only; the derivation runs in a
+/// ``BackgroundWork``.
+///
+/// ## Topics
+///
+/// ### Keying the new file
+///
+/// - ``attachKey()``
+/// - ``attachSettings``
+/// - ``firstPageWritten(in:schema:)``
+///
+/// ### Verifying it
+///
+/// - ``verificationConnection(_:)``
+/// - ``discard()``
+final class ExportTarget {
     private let path: String
     private let key: CipherKey?
     /// The settings to attach the file with: the key's, with the chosen
-    /// salt.
+    /// salt where the line takes one.
     let attachSettings: CipherSettings?
-    private let openSignal = DispatchSemaphore(value: 0)
-    private let deriveSignal = DispatchSemaphore(value: 0)
-    private var opened: Result<Database, any Error>?
-    private var derived: Result<SecretBytes, any Error>?
-    private var derivesBeside = false
-    private var openStarted = false
-    private var taken = false
+    /// The passphrase to derive the key from, and how.
+    private let derivation: (passphrase: SecretBytes, parameters: KeyDerivation.Parameters)?
+    /// The key and salt (48 bytes) derived here, once started.
+    private var derived: BackgroundWork<SecretBytes>?
 
-    /// Starts deriving the key of the new file at `path` with `key` (its
-    /// settings every one explicit), or nothing when `key` is nil.
+    /// Prepares the new file at `path` for `key` (its settings every one
+    /// explicit), or for a plaintext copy when `key` is nil; on a line that
+    /// takes a new file's salt, starts deriving the key.
     init(path: String, key: CipherKey?) {
         self.path = path
         self.key = key
         let line = SQLCipherLibrary.line
-        guard let key, case .passphrase(let passphrase) = key.material, key.derivesKey, line.setsNewFileSalt else {
+        guard let key, case .passphrase(let passphrase) = key.material, key.derivesKey else {
             attachSettings = key?.settings
+            derivation = nil
             return
         }
-        let salt = key.settings.salt ?? Self.randomSalt()
-        var settings = key.settings
-        settings.salt = salt
-        attachSettings = settings
-        derivesBeside = true
         let parameters = line.keyDerivation(for: key.settings)
-        Thread.detachNewThread { [self] in
-            derived = Result {
-                guard let keyAndSalt = KeyDerivation.sqlcipherKeyAndSalt(passphrase: passphrase, salt: salt, parameters: parameters) else {
-                    throw DatabaseError(resultCode: .SQLITE_ERROR, message: "cannot derive the key of \(path) (\(parameters))")
-                }
-                return keyAndSalt
-            }
-            deriveSignal.signal()
+        derivation = (passphrase, parameters)
+        guard line.setsNewFileSalt else {
+            attachSettings = key.settings
+            return
         }
+        var settings = key.settings
+        settings.salt = key.settings.salt ?? Self.randomSalt()
+        attachSettings = settings
+        startDerivation(salt: settings.salt)
     }
 
     /// The key to `ATTACH` the file with: the passphrase bytes, or
@@ -80,34 +89,27 @@ final class ExportTarget: @unchecked Sendable {
         try key?.attachKeyText() ?? SecretBytes([])
     }
 
-    /// Call once the export wrote the first page (the salt is on disk):
-    /// unless the key was derived here, the verification's connection
-    /// starts opening the file, and derives its key while the export runs.
-    func firstPageWritten(verifyingWith configuration: Configuration) {
-        guard !derivesBeside else { return }
-        openStarted = true
-        Thread.detachNewThread { [self] in
-            opened = Result { try Database(path: path, configuration: configuration) }
-            openSignal.signal()
-        }
+    /// Call once the export wrote the first page, through `db`, where the
+    /// file is attached as `schema`: unless it started already, the
+    /// derivation starts, with the salt SQLCipher wrote.
+    func firstPageWritten(in db: Database, schema: String) {
+        guard derivation != nil, derived == nil else { return }
+        startDerivation(salt: db.fileSalt(schema: schema))
     }
 
     /// The connection to verify the finished copy with; the caller closes
     /// it. `configuration` is the one the verification uses with the key
     /// itself; with a key derived here, it gets that raw key instead.
     func verificationConnection(_ configuration: Configuration) throws -> Database {
-        taken = true
+        guard let derived, let settings = attachSettings else {
+            return try Database(path: path, configuration: configuration)
+        }
+        var rawKeyed = CipherKey(material: .rawKey(try derived.value()), settings: Self.rawKeySettings(settings))
+            .configuration(readonly: configuration.readonly)
+        rawKeyed.busyMode = configuration.busyMode
         do {
-            guard derivesBeside, let settings = attachSettings else {
-                openSignal.wait()
-                openSignal.signal()
-                return try opened!.get()
-            }
-            var rawKeyed = CipherKey(material: .rawKey(try derivedKey()), settings: Self.rawKeySettings(settings))
-                .configuration(readonly: configuration.readonly)
-            rawKeyed.busyMode = configuration.busyMode
             return try Database(path: path, configuration: rawKeyed)
-        } catch let error as DatabaseError where error.resultCode == .SQLITE_NOTADB && derivesBeside {
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_NOTADB {
             throw DatabaseError(resultCode: .SQLITE_NOTADB, message: """
                 the key derived beside SQLCipher does not open the new file \(path) (the two derivations differ); \
                 nothing was replaced
@@ -115,22 +117,26 @@ final class ExportTarget: @unchecked Sendable {
         }
     }
 
-    /// Waits for the threads, and closes the verification's connection
-    /// unless ``verificationConnection(_:)`` handed it out: nothing is left
-    /// open on a file about to be removed.
+    /// Waits for the derivation: nothing is left running for a file about
+    /// to be removed.
     func discard() {
-        if derivesBeside { _ = try? derivedKey() }
-        guard openStarted else { return }
-        openSignal.wait()
-        openSignal.signal()
-        if !taken, case .success(let db)? = opened { try? db.close() }
+        _ = derived?.result()
     }
 
-    /// The key and salt derived here (48 bytes), once derived.
-    private func derivedKey() throws -> SecretBytes {
-        deriveSignal.wait()
-        deriveSignal.signal()
-        return try derived!.get()
+    /// Starts deriving the key with `salt` (nil: the salt could not be
+    /// read, which the verification reports).
+    private func startDerivation(salt: Data?) {
+        guard let (passphrase, parameters) = derivation else { return }
+        let path = path
+        derived = BackgroundWork {
+            guard let salt else {
+                throw DatabaseError(resultCode: .SQLITE_IOERR, message: "cannot read the salt of the new file \(path)")
+            }
+            guard let keyAndSalt = KeyDerivation.sqlcipherKeyAndSalt(passphrase: passphrase, salt: salt, parameters: parameters) else {
+                throw DatabaseError(resultCode: .SQLITE_ERROR, message: "cannot derive the key of \(path) (\(parameters))")
+            }
+            return keyAndSalt
+        }
     }
 
     /// `settings` for a raw key: without those of the key derivation, which

@@ -147,9 +147,23 @@ package enum PrivateFile {
 
     /// fsync(2) of a file or a directory.
     package static func fsync(_ path: String) throws {
+        let descriptor = try openForSync(path)
+        defer { close(descriptor) }
+        try fsync(descriptor, path: path)
+    }
+
+    /// A read-only descriptor of `path`, for ``fsync(_:path:)``. Close it
+    /// only once no connection has the file open: closing any descriptor
+    /// of a file drops every POSIX lock the process holds on it, SQLite's
+    /// among them.
+    package static func openForSync(_ path: String) throws -> Int32 {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { throw error(errno, "cannot open \(path) to sync it") }
-        defer { close(descriptor) }
+        return descriptor
+    }
+
+    /// fsync(2) of the file of `descriptor`, named `path` in errors.
+    package static func fsync(_ descriptor: Int32, path: String) throws {
         guard Glibc.fsync(descriptor) == 0 else { throw error(errno, "cannot sync \(path)") }
     }
 
