@@ -85,8 +85,9 @@ extension Cipher {
         try attach(temporary, as: target, key: try newFile!.attachKey(), in: db)
         do {
             for pragma in targetPragmas { try db.execute(sql: pragma) }
-            // The copy is fsynced once, whole, before it is used: a crash
-            // before leaves a temporary file that the next run removes.
+            // The copy is fsynced once, whole, before it is renamed into
+            // place: a crash before leaves a temporary file that the next
+            // run removes.
             try db.execute(sql: "PRAGMA \(target).synchronous = OFF")
             // Held in memory until the commit, the copy is written once.
             try setCacheSize(of: db, schema: target, forFileOf: totalBytes)
