@@ -18,6 +18,13 @@ static inline int securestore_register_error_log(void (*callback)(void *, int, c
     return sqlite3_config(SQLITE_CONFIG_LOG, callback, (void *)0);
 }
 
+// Turns off SQLite's memory statistics (SQLITE_CONFIG_MEMSTATUS), which
+// take a process-wide mutex at every allocation and free SQLite makes.
+// Returns SQLITE_MISUSE, and changes nothing, once SQLite has initialized.
+static inline int securestore_disable_memory_statistics(void) {
+    return sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+}
+
 // sqlite3_db_config is variadic as well: its integer options (double-quoted
 // string literals, SQLite 3.29 and later) go through this function.
 static inline int securestore_db_config_int(sqlite3 *db, int option, int value) {

@@ -2,9 +2,10 @@ import Foundation
 import SecureStore
 import XCTest
 
-/// Text and blob arguments are bound from the statement's own copies. These
-/// tests rebind one statement many times, with values of growing sizes, and
-/// read every row back.
+/// Text and blob arguments are bound from the statement's own copies, or
+/// from SQLite's when a binding outgrows the statement's buffer (the next
+/// binding gets a larger one). These tests rebind one statement many times,
+/// with values of growing sizes, and read every row back.
 final class StatementBindingTests: SecureStoreTestCase {
     func testRebindingTextAndBlobsOfEverySize() throws {
         let dbQueue = try makeEncryptedQueue()

@@ -135,6 +135,8 @@ extension Database {
         _ path: String, flags: Int32, _ body: (UnsafeMutablePointer<sqlite3_file>, sqlite3_io_methods) -> T
     ) -> T? {
         guard !path.isEmpty, path != ":memory:" else { return nil }
+        // The process-wide settings are made before SQLite first opens.
+        _ = SQLCipherLibrary.line
         var handle: OpaquePointer?
         defer { sqlite3_close_v2(handle) }
         var file: UnsafeMutablePointer<sqlite3_file>?

@@ -83,8 +83,13 @@ public final class RowCursor: DatabaseCursor {
 
     /// The next element, or nil after the last.
     public func next() throws -> Row? {
-        guard let stepper else { return fetched?.next() }
-        return try stepper.step() ? row : nil
+        // Optional chaining reads the stepper in place: `guard let`
+        // would retain and release it at each row.
+        switch try stepper?.step() {
+        case true?: return row
+        case false?: return nil
+        case nil: return fetched?.next()
+        }
     }
 }
 

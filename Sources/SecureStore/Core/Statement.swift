@@ -159,20 +159,31 @@ public final class Statement {
 
     /// Copies of the text and blob arguments, bound with SQLITE_STATIC.
     /// Letting SQLite copy them (SQLITE_TRANSIENT) costs a malloc and a
-    /// free per argument per execution under SQLite's memory mutex. The
-    /// copies live until the next binding or the statement's end, as
-    /// SQLite's own would.
+    /// free per argument per execution. The copies live until the next
+    /// binding or the statement's end, as SQLite's own would. A binding
+    /// that does not fit lets SQLite copy what is left, and the next one
+    /// starts with a buffer large enough.
     @exclusivity(unchecked) private var argumentBytes: UnsafeMutableRawPointer?
     @exclusivity(unchecked) private var argumentBytesCapacity = 0
     @exclusivity(unchecked) private var argumentBytesUsed = 0
+    /// The bytes the current binding copies or would copy: when they do not
+    /// fit, the next binding starts with a larger buffer.
+    @exclusivity(unchecked) private var argumentBytesWanted = 0
 
-    /// Makes room for `count` bytes of argument copies. Called before any
-    /// value of a new binding is bound: parameters that still point into
-    /// a replaced buffer are all re-bound before the next step.
-    private func reserveArgumentBytes(_ count: Int) {
-        argumentBytesUsed = 0
-        guard count > argumentBytesCapacity || argumentBytes == nil else { return }
-        let capacity = max(count, 2 * argumentBytesCapacity, 64)
+    /// Starts a binding at the front of the argument buffer, made larger
+    /// first if the previous binding did not fit. Called before any value
+    /// of a new binding is bound: parameters that still point into a
+    /// replaced buffer are all re-bound before the next step.
+    ///
+    /// The buffer is not sized by a first pass over the values: reading a
+    /// string out of an argument array copies it (a retain and a release).
+    private func startArgumentBytes() {
+        defer {
+            argumentBytesUsed = 0
+            argumentBytesWanted = 0
+        }
+        guard argumentBytesWanted > argumentBytesCapacity || argumentBytes == nil else { return }
+        let capacity = max(argumentBytesWanted, 2 * argumentBytesCapacity, 64)
         if let argumentBytes {
             argumentBytes.initializeMemory(as: UInt8.self, repeating: 0, count: argumentBytesCapacity)
             argumentBytes.deallocate()
@@ -181,21 +192,29 @@ public final class Statement {
         argumentBytesCapacity = capacity
     }
 
-    /// Copies bytes into the argument buffer; returns where they are.
-    private func copyArgumentBytes(_ bytes: UnsafeRawBufferPointer) -> UnsafeMutableRawPointer {
-        // reserveArgumentBytes ran first, with room for every argument.
-        let target = argumentBytes.unsafelyUnwrapped + argumentBytesUsed
-        if let base = bytes.baseAddress { target.copyMemory(from: base, byteCount: bytes.count) }
-        argumentBytesUsed += bytes.count
-        return target
-    }
-
-    private static func byteCount(_ value: DatabaseValue) -> Int {
-        switch value.storage {
-        case .string(let string): return string.utf8.count
-        case .blob(let data): return data.count
-        default: return 0
+    /// Binds text or blob bytes: from a copy in the argument buffer
+    /// (SQLITE_STATIC), or, when the buffer is full, from a copy SQLite
+    /// makes (SQLITE_TRANSIENT).
+    private func bindBytes(_ bytes: UnsafeRawBufferPointer, at index: CInt, asText: Bool) -> CInt {
+        argumentBytesWanted += bytes.count
+        let address: UnsafeRawPointer
+        let destructor: sqlite3_destructor_type?
+        if argumentBytesUsed + bytes.count <= argumentBytesCapacity {
+            // startArgumentBytes ran first: the buffer exists.
+            let target = argumentBytes.unsafelyUnwrapped + argumentBytesUsed
+            if let base = bytes.baseAddress { target.copyMemory(from: base, byteCount: bytes.count) }
+            argumentBytesUsed += bytes.count
+            address = UnsafeRawPointer(target)
+            destructor = nil  // SQLITE_STATIC
+        } else {
+            // Never a nil address, which would bind NULL.
+            address = bytes.baseAddress ?? UnsafeRawPointer(Statement.emptyBytes)
+            destructor = unsafeBitCast(-1, to: sqlite3_destructor_type.self)  // SQLITE_TRANSIENT
         }
+        let count = CInt(bytes.count)
+        return asText
+            ? sqlite3_bind_text(sqliteStatement, index, address.assumingMemoryBound(to: CChar.self), count, destructor)
+            : sqlite3_bind_blob(sqliteStatement, index, address, count, destructor)
     }
 
     // MARK: Columns
@@ -328,11 +347,7 @@ public final class Statement {
         }
         do {
             let available = positional.count
-            // Room for every value that could be bound.
-            var bytes = 0
-            for value in positional.prefix(count) { bytes += Statement.byteCount(value) }
-            for value in named.values { bytes += Statement.byteCount(value) }
-            reserveArgumentBytes(bytes)
+            startArgumentBytes()
             for index in stride(from: CInt(1), through: CInt(count), by: 1) {
                 let value: DatabaseValue
                 // Without named values, skip the name lookup (the hot path
@@ -371,9 +386,7 @@ public final class Statement {
     /// Binds `values` to the first parameters, read in place: a copy of
     /// each value would retain and release its string or blob.
     private func bindInPlace(_ values: UnsafeBufferPointer<DatabaseValue>, reporting arguments: () -> StatementArguments) throws {
-        var bytes = 0
-        for index in values.indices { bytes += Statement.byteCount(values[index]) }
-        reserveArgumentBytes(bytes)
+        startArgumentBytes()
         for index in values.indices {
             let code = bind(values[index], at: CInt(index + 1))
             if code != SQLITE_OK {
@@ -385,7 +398,6 @@ public final class Statement {
         }
     }
 
-    @inline(__always)
     /// A valid address for zero bytes.
     nonisolated(unsafe) private static let emptyBytes = UnsafeMutableRawPointer.allocate(byteCount: 1, alignment: 1)
 
@@ -394,18 +406,14 @@ public final class Statement {
         case .null, .int64, .double:
             return value.bind(to: sqliteStatement, at: index)
         case .string(let string):
-            // The copy is never a nil pointer (which would bind NULL), even
-            // for an empty string. A native string is read in place; only
-            // another (a bridged one) needs a contiguous copy first.
-            let copy = string.utf8.withContiguousStorageIfAvailable { copyArgumentBytes(UnsafeRawBufferPointer($0)) }
-                ?? { var contiguous = string; return contiguous.withUTF8 { copyArgumentBytes(UnsafeRawBufferPointer($0)) } }()
-            let count = CInt(string.utf8.count)
-            return sqlite3_bind_text(sqliteStatement, index, copy.assumingMemoryBound(to: CChar.self), count, nil)  // nil: SQLITE_STATIC
+            // A native string is read in place; only another (a bridged
+            // one) needs a contiguous copy first.
+            return string.utf8.withContiguousStorageIfAvailable { bindBytes(UnsafeRawBufferPointer($0), at: index, asText: true) }
+                ?? { var contiguous = string; return contiguous.withUTF8 { bindBytes(UnsafeRawBufferPointer($0), at: index, asText: true) } }()
         case .blob(let data):
             // A NULL pointer would bind NULL: an empty BLOB needs another.
             guard !data.isEmpty else { return sqlite3_bind_blob(sqliteStatement, index, Statement.emptyBytes, 0, nil) }
-            let copy = data.withUnsafeBytes { copyArgumentBytes($0) }
-            return sqlite3_bind_blob(sqliteStatement, index, copy, CInt(data.count), nil)  // nil: SQLITE_STATIC
+            return data.withUnsafeBytes { bindBytes($0, at: index, asText: false) }
         }
     }
 

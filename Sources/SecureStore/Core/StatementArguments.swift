@@ -89,12 +89,17 @@ public struct StatementArguments: Hashable, Sendable {
 extension StatementArguments: ExpressibleByArrayLiteral {
     /// Positional arguments, written as an array literal.
     public init(arrayLiteral elements: (any DatabaseValueConvertible)?...) {
-        // A plain loop: `map` over existentials copies each one twice.
-        var values: [DatabaseValue] = []
-        values.reserveCapacity(elements.count)
-        elements.withUnsafeBufferPointer { buffer in
-            for index in buffer.indices {
-                values.append(buffer[index]?.databaseValue ?? .null)
+        // The literal's array belongs to this initializer: each value is
+        // moved out of it (`take()`), where reading it would copy it (a
+        // retain and a release of each string), and the values array is
+        // filled in place, without the bookkeeping of `append`.
+        var elements = elements
+        let values = elements.withUnsafeMutableBufferPointer { buffer in
+            [DatabaseValue](unsafeUninitializedCapacity: buffer.count) { values, count in
+                for index in buffer.indices {
+                    values.initializeElement(at: index, to: buffer[index].take()?.databaseValue ?? .null)
+                }
+                count = buffer.count
             }
         }
         self.init(values: values)

@@ -155,7 +155,9 @@ public final class RecordCursor<Record: FetchableRecord>: DatabaseCursor {
     /// The statement the records come from.
     public let statement: Statement
     private let stepper: StatementStepper?
-    private let row: Row?
+    /// The statement's row (an empty row when the records were decoded
+    /// already): not optional, so that each record reads it in place.
+    private let row: Row
     private var decoded: IndexingIterator<[Record]>?
 
     init(statement: Statement, arguments: StatementArguments?, adapter: LayoutedRowAdapter? = nil) throws {
@@ -169,14 +171,18 @@ public final class RecordCursor<Record: FetchableRecord>: DatabaseCursor {
     init(records: [Record], statement: Statement) {
         self.statement = statement
         stepper = nil
-        row = nil
+        row = Row()
         decoded = records.makeIterator()
     }
 
     /// The next element, or nil after the last.
     public func next() throws -> Record? {
-        guard let stepper, let row else { return decoded?.next() }
-        guard try stepper.step() else { return nil }
-        return try Record(row: row)
+        // Optional chaining reads the stepper in place: `guard let` would
+        // retain and release it (and the row) at every record.
+        switch try stepper?.step() {
+        case true?: return try Record(row: row)
+        case false?: return nil
+        case nil: return decoded?.next()
+        }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import SecureStore
 
 // securestore-benchmark [--rows N] [--authors N] [--transactions N] [--rounds R] [--only TEXT]
 //
@@ -39,6 +40,10 @@ let targets: [String: Double] = [
 
 func log(_ text: String) { FileHandle.standardError.write(Data("\(text)\n".utf8)) }
 
+// SecureStore makes its process-wide SQLite settings (memory statistics
+// off) before SQLite initializes: first, so that the raw-C floor runs
+// with the same settings, whichever case runs first.
+log("SQLCipher \(SQLCipherLibrary.version)")
 let scratch = try makeScratchDirectory()
 defer { try? FileManager.default.removeItem(at: scratch) }
 let workloads = Workloads(scratch: scratch, items: makeItems(count: rows))
