@@ -21,6 +21,7 @@ public struct StatementArguments: Hashable, Sendable {
         namedValues = [:]
     }
 
+    @usableFromInline
     init(values: [DatabaseValue]) {
         self.values = values
         namedValues = [:]
@@ -88,6 +89,7 @@ public struct StatementArguments: Hashable, Sendable {
 
 extension StatementArguments: ExpressibleByArrayLiteral {
     /// Positional arguments, written as an array literal.
+    @inlinable
     public init(arrayLiteral elements: (any DatabaseValueConvertible)?...) {
         // The literal's array belongs to this initializer: each value is
         // moved out of it (`take()`), where reading it would copy it (a
@@ -95,7 +97,9 @@ extension StatementArguments: ExpressibleByArrayLiteral {
         // reserved, then appended to: `Array(unsafeUninitializedCapacity:)`
         // allocates through the standard library's unspecialized code,
         // which looks up the metadata of the array's storage at each call
-        // (about 330 instructions, more than the appends cost).
+        // (about 330 instructions, more than the appends cost). Inlinable:
+        // inlined where the literal is written, the literal's own array
+        // does not outlive the call, and is allocated on the stack.
         var elements = elements
         let values = elements.withUnsafeMutableBufferPointer { buffer in
             var values: [DatabaseValue] = []

@@ -129,10 +129,15 @@ extension MutablePersistableRecord {
                       message: "Incorrect implementation of the `\(Self.self).\(name)` persistence callback: the action function was not called, or its error was not rethrown.")
     }
 
-    /// Runs `willSave`, `aroundSave` around `body`, then `didSave`.
+    /// Runs `willSave`, `aroundSave` around `body`, then `didSave`, on the
+    /// record itself: a mutable copy would retain and release each string
+    /// it holds.
     func withSaveCallbacks(_ db: Database, _ body: () throws -> PersistenceSuccess) throws {
-        var record = self
-        try record.withMutatingSaveCallbacks(db) { _ in try body() }
+        try willSave(db)
+        var saved: PersistenceSuccess?
+        try aroundSave(db) { keep(try body(), in: &saved) }
+        guard let saved = saved.take() else { throw callbackMisuse("aroundSave") }
+        didSave(saved)
     }
 
     /// Runs `willSave`, `aroundSave` around `body`, which may change the
@@ -218,6 +223,11 @@ extension MutablePersistableRecord {
     /// the `aroundInsert` closure captures, a non-mutating method gets a
     /// copy of it (one more retain and release of each string it holds).
     mutating func performInsert(_ db: Database, onConflict conflictResolution: Database.ConflictResolution? = nil) throws -> InsertionSuccess {
+        try insertWithoutCallbacks(db, onConflict: conflictResolution)
+    }
+
+    /// Runs the INSERT, through the connection's cached statement.
+    func insertWithoutCallbacks(_ db: Database, onConflict conflictResolution: Database.ConflictResolution?) throws -> InsertionSuccess {
         var container = try persistenceContainer()
         let recordType = dynamicRecordType
         let resolution = conflictResolution ?? recordType.persistenceConflictPolicy.conflictResolutionForInsert
@@ -268,13 +278,9 @@ extension MutablePersistableRecord {
     func updateWithCallbacks(_ db: Database, columns: Set<String>,
                              perform: (Self) throws -> PersistenceSuccess) throws -> PersistenceSuccess {
         try willUpdate(db, columns: columns)
-        var updated: PersistenceSuccess?
-        try aroundUpdate(db, columns: columns) {
-            let success = try perform(self)
-            updated = success
-            return success
-        }
-        guard let updated = updated.take() else { throw callbackMisuse("aroundUpdate") }
+        var kept: PersistenceSuccess?
+        try aroundUpdate(db, columns: columns) { keep(try perform(self), in: &kept) }
+        guard let updated = kept.take() else { throw callbackMisuse("aroundUpdate") }
         didUpdate(updated)
         return updated
     }
@@ -447,8 +453,24 @@ extension PersistableRecord {
 
     /// Inserts the record.
     public func insert(_ db: Database, onConflict conflictResolution: Database.ConflictResolution? = nil) throws {
-        var record = self
-        try record.insertWithSaveCallbacks(db, onConflict: conflictResolution)
+        // This protocol's callbacks, on the record itself (as GRDB does):
+        // through a mutable copy, the record would be copied three times
+        // per insert, each copy a retain and a release of each string.
+        try withSaveCallbacks(db) {
+            PersistenceSuccess(try insertWithPersistableCallbacks(db, onConflict: conflictResolution))
+        }
+    }
+
+    /// `willInsert`, `aroundInsert` around the INSERT, then `didInsert`:
+    /// this protocol's callbacks, which do not change the record.
+    func insertWithPersistableCallbacks(_ db: Database,
+                                        onConflict conflictResolution: Database.ConflictResolution?) throws -> InsertionSuccess {
+        try willInsert(db)
+        var kept: InsertionSuccess?
+        try aroundInsert(db) { keep(try insertWithoutCallbacks(db, onConflict: conflictResolution), in: &kept) }
+        guard let inserted = kept.take() else { throw callbackMisuse("aroundInsert") }
+        didInsert(inserted)
+        return inserted
     }
 
     /// Inserts the record, or updates it when its primary key is taken.
@@ -456,4 +478,13 @@ extension PersistableRecord {
         var record = self
         try record.saveWithCallbacks(db, onConflict: conflictResolution)
     }
+}
+
+/// Keeps `value`, what an `around` callback's action returns, in `slot`
+/// for after the callback, and returns it to the callback. (Generic over
+/// the value alone: inlined, it costs nothing in the records' generic code.)
+@inline(__always)
+private func keep<Value>(_ value: Value, in slot: inout Value?) -> Value {
+    slot = value
+    return value
 }
