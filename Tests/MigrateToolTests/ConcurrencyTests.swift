@@ -32,12 +32,8 @@ final class ConcurrencyTests: MigrateToolTestCase {
     func testLockTimeoutHasItsOwnExitCode() throws {
         let keys = try makeDatabase()
         // Another process holds the lock (flock(1), as a second run would).
-        let holder = Process()
-        holder.executableURL = URL(fileURLWithPath: "/usr/bin/flock")
-        holder.arguments = ["--exclusive", path("app.db"), "sleep", "5"]
-        try holder.run()
+        let holder = try holdLock(on: path("app.db"), seconds: 60)
         defer { holder.terminate(); holder.waitUntilExit() }
-        Thread.sleep(forTimeInterval: 0.3)
         let result = try tool(["apply", path("app.db"), "--migrations", migrations, "--key-file", keys, "--lock-timeout", "0.5"])
         XCTAssertEqual(result.status, 75, result.stdout)
         XCTAssertTrue(result.stdout.contains("locked by another run"), result.stdout)

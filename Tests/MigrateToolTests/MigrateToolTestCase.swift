@@ -155,4 +155,40 @@ class MigrateToolTestCase: XCTestCase {
         XCTAssertFalse(result.stdout.contains(secret), "the key shows on stdout", file: file, line: line)
         XCTAssertFalse(result.stderr.contains(secret), "the key shows on stderr", file: file, line: line)
     }
+
+    /// Another process that holds the exclusive `flock` on `file` (as a
+    /// second run of the tool would) for up to `seconds`; returns once the
+    /// lock is held, not after a guessed delay. Terminating the process
+    /// releases the lock: `flock --no-fork` holds it in that process.
+    func holdLock(on file: String, seconds: Int) throws -> Process {
+        let holder = Process()
+        holder.executableURL = URL(fileURLWithPath: "/usr/bin/flock")
+        holder.arguments = ["--exclusive", "--no-fork", file, "/bin/sh", "-c", "echo held; exec sleep \(seconds)"]
+        let output = Pipe()
+        holder.standardOutput = output
+        try holder.run()
+        // "held" once flock has the lock; end of file if it failed.
+        let said = output.fileHandleForReading.availableData
+        guard String(decoding: said, as: UTF8.self).hasPrefix("held") else {
+            holder.waitUntilExit()
+            throw CocoaError(.fileLocking, userInfo: [NSFilePathErrorKey: file])
+        }
+        return holder
+    }
+
+    /// Waits (30 s at most) until `process` has `file` open, which the tool
+    /// does only after it has read its key; false if it never did.
+    func waitUntil(_ process: Process, opens file: String) -> Bool {
+        let target = URL(fileURLWithPath: file).resolvingSymlinksInPath().path
+        let folder = "/proc/\(process.processIdentifier)/fd"
+        let deadline = Date().addingTimeInterval(30)
+        while process.isRunning, Date() < deadline {
+            let descriptors = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+            if descriptors.contains(where: { (try? FileManager.default.destinationOfSymbolicLink(atPath: folder + "/" + $0)) == target }) {
+                return true
+            }
+            usleep(5_000)
+        }
+        return false
+    }
 }

@@ -110,12 +110,8 @@ final class SecretsTests: MigrateToolTestCase {
     func testRunningProcessCommandLineAndEnvironment() throws {
         let created = try tool(["create", path("app.db"), "--key-env", "K"], environment: ["K": secret])
         XCTAssertEqual(created.status, 0, created.stderr)
-        let holder = Process()
-        holder.executableURL = URL(fileURLWithPath: "/usr/bin/flock")
-        holder.arguments = ["--exclusive", path("app.db"), "sleep", "15"]
-        try holder.run()
+        let holder = try holdLock(on: path("app.db"), seconds: 60)
         defer { kill(holder.processIdentifier, SIGKILL); holder.waitUntilExit() }
-        Thread.sleep(forTimeInterval: 0.3)
 
         for source in try sources(for: secret) {
             let process = Process()
@@ -135,7 +131,8 @@ final class SecretsTests: MigrateToolTestCase {
             try process.run()
             input.fileHandleForWriting.write(Data(source.stdin.utf8))
             try input.fileHandleForWriting.close()
-            Thread.sleep(forTimeInterval: 1.0) // past reading the key, waiting for the lock
+            // Past reading the key: waiting for the lock on the open file.
+            XCTAssertTrue(waitUntil(process, opens: path("app.db")), "\(source.name): the tool never opened the database")
             let pid = process.processIdentifier
             let commandLine = try Data(contentsOf: URL(fileURLWithPath: "/proc/\(pid)/cmdline"))
             let environment = try Data(contentsOf: URL(fileURLWithPath: "/proc/\(pid)/environ"))

@@ -108,19 +108,21 @@ final class ValueObservationTests: SecureStoreTestCase {
     func testValuesAsyncSequenceEndsWithItsTask() async throws {
         let dbPool = try makePool()
         try createPlayers(dbPool)
+        let received = Locked<[Int]>([])
         let task = Task {
-            var seen: [Int] = []
             for try await count in ValueObservation.tracking({ try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM player")! }).values(in: dbPool) {
-                seen.append(count)
+                received.mutate { $0.append(count) }
                 if count == 2 { break }
             }
-            return seen
         }
-        try await Task.sleep(nanoseconds: 100_000_000)
-        try await dbPool.write { db in try db.execute(sql: "INSERT INTO player (name) VALUES ('a')") }
-        try await Task.sleep(nanoseconds: 100_000_000)
-        try await dbPool.write { db in try db.execute(sql: "INSERT INTO player (name) VALUES ('b')") }
-        let seen = try await task.value
+        // Each write once the value before it has arrived (30 s at most),
+        // however slowly the task starts on a busy machine.
+        for (name, count) in [("a", 0), ("b", 1)] {
+            for _ in 0..<3000 where received.value.last != count { try await Task.sleep(nanoseconds: 10_000_000) }
+            try await dbPool.write { db in try db.execute(sql: "INSERT INTO player (name) VALUES (?)", arguments: [name]) }
+        }
+        try await task.value
+        let seen = received.value
         XCTAssertEqual(seen.first, 0)
         XCTAssertEqual(seen.last, 2)
         XCTAssertEqual(seen, seen.sorted())
