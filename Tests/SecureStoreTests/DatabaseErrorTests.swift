@@ -37,6 +37,27 @@ final class DatabaseErrorTests: SecureStoreTestCase {
         XCTAssertTrue(error.description.hasSuffix("with arguments [\"secret@example.com\"]"), error.description)
     }
 
+    /// A record's INSERT does not keep its values as the statement's
+    /// arguments; its errors carry them all the same, as GRDB's do.
+    func testRecordInsertErrorsCarryTheRecordsValues() throws {
+        struct User: Codable, PersistableRecord { var email: String; var name: String }
+        let dbQueue = try makeEncryptedQueue()
+        try dbQueue.write { db in
+            try db.execute(sql: "CREATE TABLE user (email TEXT UNIQUE, name TEXT)")
+            try User(email: "secret@example.com", name: "A").insert(db)
+            XCTAssertThrowsError(try User(email: "secret@example.com", name: "B").insert(db)) { error in
+                guard let error = error as? DatabaseError else { return XCTFail("not a DatabaseError: \(error)") }
+                XCTAssertEqual(error.extendedResultCode, .SQLITE_CONSTRAINT_UNIQUE)
+                XCTAssertTrue(error.sql?.hasPrefix("INSERT INTO \"user\"") == true, error.sql ?? "no SQL")
+                XCTAssertEqual(error.arguments, ["secret@example.com", "B"])
+                XCTAssertFalse(error.description.contains("secret@example.com"), error.description)
+            }
+            // The same cached statement runs the next insert.
+            try User(email: "other@example.com", name: "C").insert(db)
+            XCTAssertEqual(try String.fetchAll(db, sql: "SELECT name FROM user ORDER BY rowid"), ["A", "C"])
+        }
+    }
+
     func testCatchPatterns() throws {
         let error: any Error = try constraintError(publicArguments: false)
         switch error {

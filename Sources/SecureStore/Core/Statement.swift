@@ -295,18 +295,19 @@ public final class Statement {
     }
 
     /// Binds the arguments, replacing the previous ones.
-    public func setArguments(_ arguments: StatementArguments) throws {
+    public func setArguments(_ arguments: consuming StatementArguments) throws {
         if arguments.namedValues.isEmpty, arguments.values.count == parameterCount {
             // The hot path: one positional value per parameter, without
             // the slice the general path keeps (a retain and a release
-            // of the values per execution).
-            try bindExactly(arguments.values) { arguments }
-            boundArguments = arguments
+            // of the values per execution). Taken (`consuming`), the
+            // arguments move into `boundArguments`: kept without a retain.
+            if let code = bindExactly(arguments.values) { throw bindingError(code, copy arguments) }
+            boundArguments = consume arguments
             return
         }
         var positional = arguments.values[...]
-        try bind(&positional, named: arguments.namedValues, reporting: arguments)
-        if !positional.isEmpty { throw wrongArgumentCount(arguments) }
+        try bind(&positional, named: arguments.namedValues, reporting: copy arguments)
+        if !positional.isEmpty { throw wrongArgumentCount(copy arguments) }
     }
 
     /// Binds the arguments without checking for left-over positional values.
@@ -338,8 +339,8 @@ public final class Statement {
         }
         let count = parameterCount
         if named.isEmpty, positional.count >= count {
-            try positional.prefix(count).withUnsafeBufferPointer { values in
-                try bindInPlace(values) { arguments }
+            if let code = positional.prefix(count).withUnsafeBufferPointer({ bindInPlace($0) }) {
+                throw bindingError(code, arguments)
             }
             positional = positional.dropFirst(count)
             boundArguments = arguments
@@ -363,9 +364,7 @@ public final class Statement {
                 let code = bind(value, at: index)
                 if code != SQLITE_OK {
                     sqlite3_clear_bindings(sqliteStatement)
-                    throw DatabaseError(connection: sqlite3_db_handle(sqliteStatement), code: code,
-                                        sql: sql, arguments: arguments,
-                                        publicStatementArguments: publicStatementArguments)
+                    throw bindingError(code, arguments)
                 }
             }
         }
@@ -373,38 +372,54 @@ public final class Statement {
     }
 
     /// Binds one value per parameter, in order: `values.count` is the
-    /// parameter count.
-    private func bindExactly(_ values: [DatabaseValue], reporting arguments: () -> StatementArguments) throws {
+    /// parameter count. Returns nil, or the code of the binding that failed
+    /// (no parameter is left bound), which the caller reports with its
+    /// arguments: a closure that made them here would cost a retain and a
+    /// release of `values` on every execution.
+    private func bindExactly(_ values: [DatabaseValue]) -> CInt? {
         regionOverride = nil
         if isStepped {
             sqlite3_reset(sqliteStatement)
             isStepped = false
         }
-        try values.withUnsafeBufferPointer { try bindInPlace($0, reporting: arguments) }
+        return values.withUnsafeBufferPointer { bindInPlace($0) }
     }
 
     /// Binds `values` to the first parameters, read in place: a copy of
-    /// each value would retain and release its string or blob.
-    private func bindInPlace(_ values: UnsafeBufferPointer<DatabaseValue>, reporting arguments: () -> StatementArguments) throws {
+    /// each value would retain and release its string or blob. Returns nil,
+    /// or the code of the binding that failed.
+    private func bindInPlace(_ values: UnsafeBufferPointer<DatabaseValue>) -> CInt? {
         startArgumentBytes()
-        for index in values.indices {
-            let code = bind(values[index], at: CInt(index + 1))
+        guard let base = values.baseAddress else { return nil }
+        for offset in 0..<values.count {
+            let code = bind(valueAt: base + offset, at: CInt(offset + 1))
             if code != SQLITE_OK {
                 sqlite3_clear_bindings(sqliteStatement)
-                throw DatabaseError(connection: sqlite3_db_handle(sqliteStatement), code: code,
-                                    sql: sql, arguments: arguments(),
-                                    publicStatementArguments: publicStatementArguments)
+                return code
             }
         }
+        return nil
+    }
+
+    /// The error of a binding that failed with `code`.
+    private func bindingError(_ code: CInt, _ arguments: StatementArguments) -> DatabaseError {
+        DatabaseError(connection: sqlite3_db_handle(sqliteStatement), code: code, sql: sql, arguments: arguments,
+                      publicStatementArguments: publicStatementArguments)
     }
 
     /// A valid address for zero bytes.
     nonisolated(unsafe) private static let emptyBytes = UnsafeMutableRawPointer.allocate(byteCount: 1, alignment: 1)
 
     private func bind(_ value: DatabaseValue, at index: CInt) -> CInt {
-        switch value.storage {
+        withUnsafePointer(to: value) { bind(valueAt: $0, at: index) }
+    }
+
+    /// Binds the value at `value`, read where it is: a value passed as an
+    /// argument is a copy, which retains and releases its string or blob.
+    private func bind(valueAt value: UnsafePointer<DatabaseValue>, at index: CInt) -> CInt {
+        switch value.pointee.storage {
         case .null, .int64, .double:
-            return value.bind(to: sqliteStatement, at: index)
+            return value.pointee.bind(to: sqliteStatement, at: index)
         case .string(let string):
             // A native string is read in place; only another (a bridged
             // one) needs a contiguous copy first.
@@ -436,31 +451,38 @@ public final class Statement {
     // MARK: Execution
 
     /// Runs the statement to completion, with new arguments if given.
-    public func execute(arguments: StatementArguments? = nil) throws {
-        if let arguments { try setArguments(arguments) } else { reset() }
+    public func execute(arguments: consuming StatementArguments? = nil) throws {
+        if let arguments = arguments.take() { try setArguments(arguments) } else { reset() }
         defer { reset() }
         while try step() {}
     }
 
     /// Runs the statement with exactly these positional values (records'
-    /// INSERT and UPDATE statements).
+    /// INSERT statements).
+    ///
+    /// The values are not kept as the statement's ``arguments``: what is
+    /// bound is a copy (in the statement's argument buffer, or SQLite's),
+    /// and wrapping the values in `StatementArguments` to keep them would
+    /// cost an atomic retain and release of their array for every row. An
+    /// error names them all the same.
     func execute(values: [DatabaseValue]) throws {
-        let arguments = StatementArguments(values: values)
-        if values.count == parameterCount {
-            try bindExactly(values) { arguments }
-            boundArguments = arguments
-        } else {
+        guard values.count == parameterCount else {
+            // Too few values: a missing argument; too many: the count.
+            let arguments = StatementArguments(values: values)
             var positional = values[...]
             try bind(&positional, named: [:], reporting: arguments)
-            if !positional.isEmpty { throw wrongArgumentCount(arguments) }
+            throw wrongArgumentCount(arguments)
         }
-        defer {
-            reset()
-            // Records reuse the array of their values for the next row:
-            // kept here, it would be copied instead.
-            boundArguments = StatementArguments()
+        if let code = bindExactly(values) { throw bindingError(code, StatementArguments(values: values)) }
+        if !boundArguments.isEmpty { boundArguments = StatementArguments() }
+        defer { reset() }
+        do {
+            while try step() {}
+        } catch let error as DatabaseError where error.arguments?.isEmpty == true {
+            throw DatabaseError(resultCode: error.extendedResultCode, message: error.message, sql: error.sql,
+                                arguments: StatementArguments(values: values),
+                                publicStatementArguments: error.publicStatementArguments)
         }
-        while try step() {}
     }
 
     /// Advances to the next row: true if a row is available, false when the
