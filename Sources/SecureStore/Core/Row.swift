@@ -60,8 +60,9 @@ public final class Row {
     /// cursor (rows that read a statement), or one per copy of such a row:
     /// the copies of one statement's rows (the rows of one `fetchAll`, or
     /// prefetched rows) share one, made at the first copy. Rows are not
-    /// `Sendable`: the copies stay on one thread.
-    private(set) var decodingCache: RowDecodingCache?
+    /// `Sendable`: the copies stay on one thread. A constant: a record
+    /// reads it without a retain while its row is alive.
+    let decodingCache: RowDecodingCache?
 
     /// True for the copy of a fetched row.
     private var isCopyOfFetchedRow = false
@@ -100,19 +101,23 @@ public final class Row {
         self.init(names: names, values: RowValues(values))
     }
 
-    init(names: [String], values: RowValues) {
+    convenience init(names: [String], values: RowValues) {
+        self.init(names: names, values: values, decodingCache: nil)
+    }
+
+    /// A copied row of a fetch whose rows share `cache`: a prefetch's row,
+    /// or a copy of a statement's row.
+    convenience init(names: [String], values: RowValues, cache: RowDecodingCache) {
+        self.init(names: names, values: values, decodingCache: cache)
+        isCopyOfFetchedRow = true
+    }
+
+    private init(names: [String], values: RowValues, decodingCache: RowDecodingCache?) {
         storage = .values(names: names, values: values)
         copiedValues = values.start
         copiedCount = values.count
         statementHandle = nil
-        decodingCache = nil
-    }
-
-    /// A copied row of a fetch whose rows share `cache`: a prefetch's row.
-    convenience init(names: [String], values: RowValues, cache: RowDecodingCache) {
-        self.init(names: names, values: values)
-        isCopyOfFetchedRow = true
-        decodingCache = cache
+        self.decodingCache = decodingCache
     }
 
     /// A row that reads the prefetched row at `values` until it is moved
@@ -176,10 +181,8 @@ public final class Row {
                 chunkForCopies = chunk
             }
             if namesForCopies == nil { namesForCopies = statement.columnNames }
-            copy = Row(names: namesForCopies!, values: RowValues(chunk: chunk, start: start, count: count))
-            copy.isCopyOfFetchedRow = true
             if cacheForCopies == nil { cacheForCopies = RowDecodingCache(forCopiesOf: statement) }
-            copy.decodingCache = cacheForCopies
+            copy = Row(names: namesForCopies!, values: RowValues(chunk: chunk, start: start, count: count), cache: cacheForCopies!)
         case let .adapted(base, adapter):
             copy = Row(base: base.copy(), adapter: adapter)
         }

@@ -53,8 +53,12 @@ struct RowDecoder: Decoder {
         // A cursor's row reads its statement and decodes one record per
         // step, and the copies of its rows one record each: reuse the
         // container and the column plan of the first record.
-        if codingPath.isEmpty, let cache = row.decodingCache {
-            return cache.container(keyedBy: Key.self, recordTypeID: ObjectIdentifier(recordMetatype), recordType: recordType, row: row)
+        // Unretained (a retain and a release per record otherwise): this
+        // decoder holds the row, and the row its cache, a constant.
+        if codingPath.isEmpty, let cache = row.decodingCache.map(Unmanaged.passUnretained) {
+            return cache._withUnsafeGuaranteedRef {
+                $0.container(keyedBy: Key.self, recordTypeID: ObjectIdentifier(recordMetatype), recordType: recordType, row: row)
+            }
         }
         return KeyedDecodingContainer(RowKeyedContainer<Key>(source: .row(row), plan: nil, recordType: recordType, codingPath: codingPath))
     }
