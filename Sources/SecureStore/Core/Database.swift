@@ -421,7 +421,7 @@ public final class Database {
             || !statement.authorizerEventKinds.isEmpty || sqlite3_stmt_readonly(handle) == 0 {
             statement.schemaEffect = effect
             statement.refusal = refusal
-            statement.authorizer = authorizer
+            statement.isFollowedByAuthorizer = true
         }
         return statement
     }

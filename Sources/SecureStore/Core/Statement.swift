@@ -37,8 +37,13 @@ public final class Statement {
     /// Set for statements that a migration may not run: a statement
     /// compiled before a migration started is refused when stepped in it.
     var refusal: StatementRefusal?
-    /// Set when one of the two above is: ordinary statements skip the check.
-    var authorizer: StatementAuthorizer?
+    /// Set when one of the two above is, or when the statement may write:
+    /// the connection's authorizer follows it as it runs (``step()``);
+    /// ordinary reads skip it. A flag, not a reference to the authorizer:
+    /// the database's `let` is read through the unretained database,
+    /// where a reference kept here was retained and released at each
+    /// execution.
+    var isFollowedByAuthorizer = false
 
     /// What the statement reads, as the authorizer reported it.
     var reads: [(table: String, column: String)] = []
@@ -491,7 +496,7 @@ public final class Statement {
     public func step() throws -> Bool {
         if !isStepped {
             try unmanagedDatabase._withUnsafeGuaranteedRef { try $0.checkStatementMayStart(self) }
-            if let authorizer { try authorizer.statementWillRun(self) }
+            if isFollowedByAuthorizer { try unmanagedDatabase._withUnsafeGuaranteedRef { try $0.authorizer.statementWillRun(self) } }
             if database.isRecordingSelectedRegion { database.selectedRegion.formUnion(databaseRegion) }
         }
         isStepped = true
@@ -500,7 +505,7 @@ public final class Statement {
             return true
         case SQLITE_DONE:
             unmanagedDatabase._withUnsafeGuaranteedRef { $0.forgetTransactionDateAfterTransaction() }
-            if let authorizer { try authorizer.statementDidRun(self) }
+            if isFollowedByAuthorizer { try unmanagedDatabase._withUnsafeGuaranteedRef { try $0.authorizer.statementDidRun(self) } }
             return false
         case let code:
             let error = DatabaseError(connection: sqlite3_db_handle(sqliteStatement), code: code,
@@ -510,7 +515,7 @@ public final class Statement {
             // reusable at once.
             reset()
             database.forgetTransactionDateAfterTransaction()
-            if let authorizer { try authorizer.statementDidFail(self) }
+            if isFollowedByAuthorizer { try database.authorizer.statementDidFail(self) }
             throw error
         }
     }

@@ -7,9 +7,9 @@
 /// last record type it encoded.
 ///
 /// An encoder is used by one thread at a time: it is kept by one thread
-/// (`ThreadLocalCache`), or taken out by exactly one
-/// `persistenceContainer(of:)` call until that call gives it back.
-final class RecordEncoder: Encoder {
+/// (`ThreadLocalCache`), and lent to one `persistenceContainer(of:)` call
+/// at a time.
+final class RecordEncoder: Encoder, ThreadLocalReusable {
     /// Where the containers write.
     final class Box {
         // Runtime exclusivity checks cost more than the work here (two per
@@ -106,19 +106,27 @@ final class RecordEncoder: Encoder {
     /// One encoder per thread: no lock per record (a shared pool cost two
     /// atomic operations per record and bounced between encoding threads).
     private static let cache = ThreadLocalCache<RecordEncoder>()
+    /// True while a `persistenceContainer(of:)` call on this thread uses
+    /// this encoder.
+    var isLent = false
 
     /// The columns and values of `record`.
     static func persistenceContainer<Record: EncodableRecord & Encodable>(of record: Record) throws -> PersistenceContainer {
-        let encoder = cache.take() ?? RecordEncoder()
-        defer { cache.giveBack(encoder) }
-        encoder.box.start(Record.self)
-        do {
-            try record.encode(to: encoder)
-        } catch {
-            _ = encoder.box.finish()
-            throw error
+        try cache.withObject { encoder in
+            // The box is reached unretained: the encoder holds it (a
+            // `let`). Reached as `encoder.box`, it was retained and
+            // released around each of the two calls (four atomic
+            // operations per record).
+            let box = Unmanaged.passUnretained(encoder.box)
+            box._withUnsafeGuaranteedRef { $0.start(Record.self) }
+            do {
+                try record.encode(to: encoder)
+            } catch {
+                _ = box._withUnsafeGuaranteedRef { $0.finish() }
+                throw error
+            }
+            return box._withUnsafeGuaranteedRef { $0.finish() }
         }
-        return encoder.box.finish()
     }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {

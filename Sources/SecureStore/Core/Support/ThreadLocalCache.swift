@@ -6,27 +6,37 @@ import Musl
 import Darwin
 #endif
 
-/// One reusable object per thread, taken and given back without a lock.
+/// An object that ``ThreadLocalCache`` lends: made empty, and marked while
+/// it is lent.
+protocol ThreadLocalReusable: AnyObject {
+    init()
+    /// True while a ``ThreadLocalCache/withObject(_:)`` call uses it.
+    var isLent: Bool { get set }
+}
+
+/// One reusable object per thread, lent without a lock.
 ///
 /// A hot path that reuses a scratch object (an encoder, for every record
 /// an insert encodes) would otherwise share a pool behind a lock: two
 /// atomic read-modify-writes per use, a cache line bounced between
 /// threads that encode at once, and a contended path (a futex in the
 /// standard library's `Mutex`) that ThreadSanitizer cannot see through.
-/// Here each thread keeps its own object in a POSIX thread-specific slot;
-/// a nested use on the same thread finds the slot empty and works with
-/// a fresh object.
+/// Here each thread keeps its own object in a POSIX thread-specific slot.
+/// The object stays in its slot while it is lent, marked
+/// ``ThreadLocalReusable/isLent``: a use costs one `pthread_getspecific`
+/// and no retain (taking the object out of the slot and putting it back
+/// cost two `pthread_setspecific` calls per use). A nested use on the
+/// same thread finds the object lent and works with a fresh one.
 ///
 /// ```swift
 /// private static let cache = ThreadLocalCache<Scratch>()
 ///
-/// let scratch = cache.take() ?? Scratch()
-/// defer { cache.giveBack(scratch) }
+/// try cache.withObject { scratch in ... }
 /// ```
 ///
-/// An object stays on the thread that took it: it is released when that
-/// thread ends, or dropped if the slot was refilled meanwhile.
-final class ThreadLocalCache<Object: AnyObject>: Sendable {
+/// An object stays on the thread that made it, and is released when that
+/// thread ends.
+final class ThreadLocalCache<Object: ThreadLocalReusable>: Sendable {
     private let key: pthread_key_t
 
     /// A new, empty slot on every thread. Made once per use site (a
@@ -42,20 +52,28 @@ final class ThreadLocalCache<Object: AnyObject>: Sendable {
         self.key = key
     }
 
-    /// The calling thread's object, which leaves the slot empty; nil if
-    /// the thread has none (first use, or a nested use).
+    /// Runs `body` with the calling thread's object, made on first use.
+    /// The object is not retained: the slot keeps it until the thread
+    /// ends, and only a first use on a thread fills the slot, so it cannot
+    /// go while `body` runs on this thread. `body` must not keep it.
     @inline(__always)
-    func take() -> Object? {
-        guard let pointer = pthread_getspecific(key) else { return nil }
-        pthread_setspecific(key, nil)
-        return Unmanaged<Object>.fromOpaque(pointer).takeRetainedValue()
+    func withObject<Result>(_ body: (Object) throws -> Result) rethrows -> Result {
+        guard let pointer = pthread_getspecific(key) else {
+            let object = Object()
+            pthread_setspecific(key, Unmanaged.passRetained(object).toOpaque())
+            return try lend(object, to: body)
+        }
+        return try Unmanaged<Object>.fromOpaque(pointer)._withUnsafeGuaranteedRef { object in
+            // Nested: this thread's object is in use further up the stack.
+            guard !object.isLent else { return try body(Object()) }
+            return try lend(object, to: body)
+        }
     }
 
-    /// Keeps `object` for the calling thread's next `take()`, unless the
-    /// thread already keeps one.
     @inline(__always)
-    func giveBack(_ object: Object) {
-        guard pthread_getspecific(key) == nil else { return }
-        pthread_setspecific(key, Unmanaged.passRetained(object).toOpaque())
+    private func lend<Result>(_ object: Object, to body: (Object) throws -> Result) rethrows -> Result {
+        object.isLent = true
+        defer { object.isLent = false }
+        return try body(object)
     }
 }
