@@ -205,6 +205,41 @@ final class DatabaseValueTests: SecureStoreTestCase {
         try roundTrip(URL(string: "https://example.com/path?q=ä")!)
     }
 
+    /// Zero, false and empty values are not NULL on the statement fast
+    /// path, which reads the value first and asks SQLite for the column's
+    /// type only when the value reads as zero or empty, as NULL does.
+    func testZeroFalseAndEmptyAreNotNull() throws {
+        struct Values: Decodable, FetchableRecord, Equatable {
+            var i: Int64, n: Int, d: Double, b: Bool, s: String
+        }
+        struct OptionalValues: Decodable, FetchableRecord, Equatable {
+            var i: Int64?, n: Int?, d: Double?, b: Bool?, s: String?
+        }
+        try dbQueue.read { db in
+            let zeros = "SELECT 0 AS i, 0 AS n, 0.0 AS d, 0 AS b, '' AS s"
+            let nulls = "SELECT NULL AS i, NULL AS n, NULL AS d, NULL AS b, NULL AS s"
+            XCTAssertEqual(try Values.fetchAll(db, sql: zeros), [Values(i: 0, n: 0, d: 0, b: false, s: "")])
+            XCTAssertEqual(try Values.fetchAll(db, sql: "SELECT 0 AS i, 0 AS n, -0.0 AS d, 0 AS b, x'' AS s"),
+                           [Values(i: 0, n: 0, d: 0, b: false, s: "")], "an empty BLOB reads as an empty string")
+            XCTAssertEqual(try OptionalValues.fetchAll(db, sql: zeros), [OptionalValues(i: 0, n: 0, d: 0, b: false, s: "")])
+            XCTAssertEqual(try OptionalValues.fetchAll(db, sql: nulls), [OptionalValues(i: nil, n: nil, d: nil, b: nil, s: nil)])
+            for column in ["i", "n", "d", "b", "s"] {
+                let sql = "SELECT " + ["i", "n", "d", "b", "s"].map { $0 == column ? "NULL AS \($0)" : "0 AS \($0)" }.joined(separator: ", ")
+                XCTAssertThrowsError(try Values.fetchAll(db, sql: sql), column) { error in
+                    XCTAssertTrue("\(error)".contains("from the NULL value in column \"\(column)\""), "\(error)")
+                }
+            }
+            XCTAssertEqual(try Int64.fetchOne(db, sql: "SELECT 0"), 0)
+            XCTAssertEqual(try Double.fetchOne(db, sql: "SELECT 0.0"), 0)
+            XCTAssertEqual(try Bool.fetchOne(db, sql: "SELECT 0"), false)
+            XCTAssertEqual(try String.fetchOne(db, sql: "SELECT ''"), "")
+            XCTAssertEqual(try Int64?.fetchAll(db, sql: "SELECT 0 UNION ALL SELECT NULL UNION ALL SELECT 7"), [0, nil, 7])
+            XCTAssertEqual(try Double?.fetchAll(db, sql: "SELECT 0.0 UNION ALL SELECT NULL"), [0, nil])
+            XCTAssertEqual(try Bool?.fetchAll(db, sql: "SELECT 0 UNION ALL SELECT NULL"), [false, nil])
+            XCTAssertEqual(try String?.fetchAll(db, sql: "SELECT '' UNION ALL SELECT NULL"), ["", nil])
+        }
+    }
+
     func testOptionalsRoundTrip() throws {
         try roundTrip(Int?.none)
         try roundTrip(Int?.some(5))

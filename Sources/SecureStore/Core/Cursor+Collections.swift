@@ -15,7 +15,13 @@ extension Array {
             base.deinitialize(count: count)
             base.deallocate()
         }
-        try cursor.forEach { element in
+        // `next()`, not `forEach`: each element is then this loop's own,
+        // and moves into the storage. `forEach` lends it to its body, which
+        // had to copy it, and then destroyed the original: a retain and a
+        // release of each row, or of each string of a record. (A cursor's
+        // `forEach` yields what its `next()` does; the derived cursors'
+        // `forEach` only forwards to their base's.)
+        while let element = try cursor.next() {
             if count == capacity {
                 let larger = UnsafeMutablePointer<Element>.allocate(capacity: capacity * 2)
                 larger.moveInitialize(from: base, count: count)
@@ -23,7 +29,7 @@ extension Array {
                 base = larger
                 capacity *= 2
             }
-            (base + count).initialize(to: element)
+            (base + count).initialize(to: consume element)
             count += 1
         }
         let moved = count

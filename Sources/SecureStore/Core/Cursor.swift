@@ -16,9 +16,11 @@ public protocol Cursor<Element>: AnyObject {
     /// The next element, or nil at the end.
     func next() throws -> Element?
 
-    /// Calls `body` for each remaining element. Collections made from a
-    /// cursor and the cursors derived from it iterate through this method,
-    /// so that a cursor can provide a faster or safer loop than `next()`.
+    /// Calls `body` for each remaining element, the elements `next()`
+    /// would return. Sets, dictionaries and the cursors derived from a
+    /// cursor iterate through this method, so that a cursor can provide a
+    /// faster loop than `next()`; `Array(cursor)` calls `next()`, and
+    /// moves each element into the array instead of copying it.
     func forEach(_ body: (Element) throws -> Void) throws
 }
 

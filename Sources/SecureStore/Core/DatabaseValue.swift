@@ -138,11 +138,15 @@ extension DatabaseValue: ExpressibleByNilLiteral {
 // MARK: - Column readers shared by DatabaseValue and the fast column path
 
 extension String {
+    /// The column's text; empty where SQLite gives none (NULL, an empty BLOB).
     init(columnOf sqliteStatement: SQLiteStatement, at index: CInt) {
-        guard let text = sqlite3_column_text(sqliteStatement, index) else {
-            self = ""
-            return
-        }
+        self = String(textOf: sqliteStatement, at: index) ?? ""
+    }
+
+    /// The column's text; nil where SQLite gives none (NULL, an empty BLOB).
+    @inline(__always)
+    init?(textOf sqliteStatement: SQLiteStatement, at index: CInt) {
+        guard let text = sqlite3_column_text(sqliteStatement, index) else { return nil }
         let count = Int(sqlite3_column_bytes(sqliteStatement, index))
         self = String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)
     }
