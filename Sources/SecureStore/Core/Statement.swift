@@ -496,7 +496,7 @@ public final class Statement {
     public func step() throws -> Bool {
         if !isStepped {
             try unmanagedDatabase._withUnsafeGuaranteedRef { try $0.checkStatementMayStart(self) }
-            if isFollowedByAuthorizer { try unmanagedDatabase._withUnsafeGuaranteedRef { try $0.authorizer.statementWillRun(self) } }
+            try withAuthorizer { try $0.statementWillRun(self) }
             if database.isRecordingSelectedRegion { database.selectedRegion.formUnion(databaseRegion) }
         }
         isStepped = true
@@ -505,7 +505,7 @@ public final class Statement {
             return true
         case SQLITE_DONE:
             unmanagedDatabase._withUnsafeGuaranteedRef { $0.forgetTransactionDateAfterTransaction() }
-            if isFollowedByAuthorizer { try unmanagedDatabase._withUnsafeGuaranteedRef { try $0.authorizer.statementDidRun(self) } }
+            try withAuthorizer { try $0.statementDidRun(self) }
             return false
         case let code:
             let error = DatabaseError(connection: sqlite3_db_handle(sqliteStatement), code: code,
@@ -515,9 +515,17 @@ public final class Statement {
             // reusable at once.
             reset()
             database.forgetTransactionDateAfterTransaction()
-            if isFollowedByAuthorizer { try database.authorizer.statementDidFail(self) }
+            try withAuthorizer { try $0.statementDidFail(self) }
             throw error
         }
+    }
+
+    /// Runs `body` with the connection's authorizer if it follows this
+    /// statement, reached through the unretained database (no retain).
+    @inline(__always)
+    private func withAuthorizer(_ body: (StatementAuthorizer) throws -> Void) rethrows {
+        guard isFollowedByAuthorizer else { return }
+        try unmanagedDatabase._withUnsafeGuaranteedRef { try body($0.authorizer) }
     }
 
     /// Resets the statement so that it can run again; bindings are kept.

@@ -32,13 +32,20 @@ extension DatabaseValueConvertible where Self: FixedWidthInteger & Codable {
 // never turns a NULL into something else, or another value into NULL, so
 // the type asked for afterwards still tells NULL apart.
 
+/// False when the column is NULL, for a value that read as `readsAsNull`
+/// (0, 0.0, no text): only such a value needs the column's type.
+@inline(__always)
+private func isNotNull(readsAsNull: Bool, _ sqliteStatement: SQLiteStatement, _ index: CInt) -> Bool {
+    !readsAsNull || sqlite3_column_type(sqliteStatement, index) != SQLITE_NULL
+}
+
 extension StatementColumnConvertible where Self: FixedWidthInteger {
     /// SQLite's integer conversion of the column; nil for NULL, and for
     /// integers that do not fit.
     @inline(__always)
     public init?(sqliteStatement: SQLiteStatement, index: CInt) {
         let integer = sqlite3_column_int64(sqliteStatement, index)
-        guard integer != 0 || sqlite3_column_type(sqliteStatement, index) != SQLITE_NULL,
+        guard isNotNull(readsAsNull: integer == 0, sqliteStatement, index),
               let value = Self(exactly: integer) else { return nil }
         self = value
     }
@@ -74,7 +81,7 @@ extension Int64: DatabaseValueConvertible, StatementColumnConvertible {
     @inline(__always)
     public init?(sqliteStatement: SQLiteStatement, index: CInt) {
         let value = sqlite3_column_int64(sqliteStatement, index)
-        guard value != 0 || sqlite3_column_type(sqliteStatement, index) != SQLITE_NULL else { return nil }
+        guard isNotNull(readsAsNull: value == 0, sqliteStatement, index) else { return nil }
         self = value
     }
 }
@@ -103,7 +110,7 @@ extension Bool: DatabaseValueConvertible, StatementColumnConvertible {
     /// NULL.
     public init?(sqliteStatement: SQLiteStatement, index: CInt) {
         let value = sqlite3_column_int64(sqliteStatement, index)
-        guard value != 0 || sqlite3_column_type(sqliteStatement, index) != SQLITE_NULL else { return nil }
+        guard isNotNull(readsAsNull: value == 0, sqliteStatement, index) else { return nil }
         self = value != 0
     }
 }
@@ -127,7 +134,7 @@ extension StatementColumnConvertible where Self: BinaryFloatingPoint {
     @inline(__always)
     public init?(sqliteStatement: SQLiteStatement, index: CInt) {
         let value = sqlite3_column_double(sqliteStatement, index)
-        guard value != 0 || sqlite3_column_type(sqliteStatement, index) != SQLITE_NULL else { return nil }
+        guard isNotNull(readsAsNull: value == 0, sqliteStatement, index) else { return nil }
         self = Self(value)
     }
 }
@@ -137,7 +144,7 @@ extension Double: DatabaseValueConvertible, StatementColumnConvertible {
     @inline(__always)
     public init?(sqliteStatement: SQLiteStatement, index: CInt) {
         let value = sqlite3_column_double(sqliteStatement, index)
-        guard value != 0 || sqlite3_column_type(sqliteStatement, index) != SQLITE_NULL else { return nil }
+        guard isNotNull(readsAsNull: value == 0, sqliteStatement, index) else { return nil }
         self = value
     }
 }
@@ -167,7 +174,7 @@ extension String: DatabaseValueConvertible, StatementColumnConvertible {
             return
         }
         // NULL, or an empty BLOB, which reads as an empty string.
-        guard sqlite3_column_type(sqliteStatement, index) != SQLITE_NULL else { return nil }
+        guard isNotNull(readsAsNull: true, sqliteStatement, index) else { return nil }
         self = ""
     }
 }
