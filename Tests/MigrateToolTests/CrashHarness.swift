@@ -106,6 +106,35 @@ enum CrashHarness {
         return landed && process.terminationReason == .uncaughtSignal
     }
 
+    /// Starts the tool and kills it with SIGKILL as soon as one of `files`
+    /// has been replaced (its inode changed: a crash-safe rekey renames
+    /// the new file into place), or after 30 s. Waits for the event, not
+    /// for a guessed share of a timed run, which a loaded machine
+    /// stretches. Returns true when the kill landed (the tool was still
+    /// running).
+    static func runAndKill(_ executable: URL, _ arguments: [String], environment: [String: String],
+                           afterReplacingOneOf files: [String]) throws -> Bool {
+        func inode(_ file: String) -> UInt64? {
+            (try? FileManager.default.attributesOfItem(atPath: file)[.systemFileNumber] as? UInt64) ?? nil
+        }
+        let before = files.map(inode)
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let deadline = Date().addingTimeInterval(30)
+        while process.isRunning, Date() < deadline, files.map(inode) == before {
+            Thread.sleep(forTimeInterval: 0.005)
+        }
+        let landed = process.isRunning
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        return landed && process.terminationReason == .uncaughtSignal
+    }
+
     /// Seconds an uninterrupted run takes.
     static func timedRun(_ executable: URL, _ arguments: [String], environment: [String: String]) throws -> (Double, CommandLineClient.Result) {
         let start = Date()

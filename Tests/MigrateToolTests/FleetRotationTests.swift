@@ -38,15 +38,20 @@ final class FleetRotationTests: MigrateToolTestCase {
         let (duration, timed) = try CrashHarness.timedRun(tool, rotation(copiedFiles), environment: environment)
         XCTAssertEqual(timed.status, 65, "the stranger's wrong key: \(timed.stderr)")
 
-        // Three kills at random moments; after each, every file opens with
-        // exactly one of the two keys and holds all its rows.
+        // Three kills: the first as soon as one file is on the new key (so
+        // that it stops the rotation halfway however loaded the machine
+        // is), the others at random moments; after each, every file opens
+        // with exactly one of the two keys and holds all its rows.
         var landed = 0
         for kill in 0..<3 {
             let delay = Double.random(in: (0.2 * duration)...(0.7 * duration))
-            if try CrashHarness.runAndKill(tool, rotation(files), environment: environment, after: delay) { landed += 1 }
+            let killed = kill == 0
+                ? try CrashHarness.runAndKill(tool, rotation(files), environment: environment, afterReplacingOneOf: files)
+                : try CrashHarness.runAndKill(tool, rotation(files), environment: environment, after: delay)
+            if killed { landed += 1 }
             let onNewKey = try checkFleet(rows, afterKill: kill)
             if kill == 0 {
-                XCTAssertEqual(landed, 1, "the first kill lands within the rotation (after \(delay) s of \(duration) s)")
+                XCTAssertEqual(landed, 1, "the first kill lands within the rotation (\(duration) s uninterrupted)")
                 XCTAssertTrue(onNewKey > 0 && onNewKey < Self.fleetSize,
                               "the first kill stops the rotation halfway: \(onNewKey) of \(Self.fleetSize) on the new key")
             }

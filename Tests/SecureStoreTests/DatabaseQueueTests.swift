@@ -172,7 +172,9 @@ final class DatabaseQueueTests: SecureStoreTestCase {
         let values = LockedValues()
         let changed = expectation(description: "2 rows observed")
         let cancellable = ValueObservation.tracking { try Int.fetchOne($0, sql: "SELECT count(*) FROM t") ?? 0 }
-            .start(in: reader, scheduling: .async(onQueue: .global())) { _ in } onChange: { count in
+            // A serial queue: a concurrent one may run the initial value's
+            // delivery after the change's, and `last` would then be 1.
+            .start(in: reader, scheduling: .async(onQueue: DispatchQueue(label: "any-reader"))) { _ in } onChange: { count in
                 values.append(count)
                 if count == 2 { changed.fulfill() }
             }
