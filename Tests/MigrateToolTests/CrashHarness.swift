@@ -92,18 +92,9 @@ enum CrashHarness {
     /// Starts the tool and kills it with SIGKILL after `delay` seconds.
     /// Returns true when the kill landed (the tool was still running).
     static func runAndKill(_ executable: URL, _ arguments: [String], environment: [String: String], after delay: Double) throws -> Bool {
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        let process = try startQuietly(executable, arguments, environment: environment)
         Thread.sleep(forTimeInterval: delay)
-        let landed = process.isRunning
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
-        return landed && process.terminationReason == .uncaughtSignal
+        return killNow(process)
     }
 
     /// Starts the tool and kills it with SIGKILL as soon as one of `files`
@@ -118,6 +109,16 @@ enum CrashHarness {
             (try? FileManager.default.attributesOfItem(atPath: file)[.systemFileNumber] as? UInt64) ?? nil
         }
         let before = files.map(inode)
+        let process = try startQuietly(executable, arguments, environment: environment)
+        let deadline = Date().addingTimeInterval(30)
+        while process.isRunning, Date() < deadline, files.map(inode) == before {
+            Thread.sleep(forTimeInterval: 0.005)
+        }
+        return killNow(process)
+    }
+
+    /// The tool, started with its output discarded.
+    private static func startQuietly(_ executable: URL, _ arguments: [String], environment: [String: String]) throws -> Process {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
@@ -125,10 +126,12 @@ enum CrashHarness {
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
-        let deadline = Date().addingTimeInterval(30)
-        while process.isRunning, Date() < deadline, files.map(inode) == before {
-            Thread.sleep(forTimeInterval: 0.005)
-        }
+        return process
+    }
+
+    /// Kills `process` with SIGKILL; true when the kill landed (it was
+    /// still running).
+    private static func killNow(_ process: Process) -> Bool {
         let landed = process.isRunning
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
