@@ -24,7 +24,9 @@ public struct StatementArguments: Hashable, Sendable {
     @usableFromInline
     init(values: [DatabaseValue]) {
         self.values = values
-        namedValues = [:]
+        // Not `[:]`: that one calls `init(dictionaryLiteral:)`, for each
+        // statement's arguments (about 30 instructions).
+        namedValues = Dictionary()
     }
 
     /// Positional arguments.

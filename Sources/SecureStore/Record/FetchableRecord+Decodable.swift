@@ -60,7 +60,8 @@ struct RowDecoder: Decoder {
                 $0.container(keyedBy: Key.self, recordTypeID: ObjectIdentifier(recordMetatype), recordType: recordType, row: row)
             }
         }
-        return KeyedDecodingContainer(RowKeyedContainer<Key>(source: .row(row), plan: nil, recordType: recordType, codingPath: codingPath))
+        let reader = RowSourceReader(source: .row(row), plan: nil, recordType: recordType, codingPath: codingPath)
+        return KeyedDecodingContainer(OwningRowKeyedContainer<Key>(reader: reader))
     }
 
     /// Only prefetched rows decode as an unkeyed container, and they are

@@ -89,7 +89,7 @@ final class RowDecodingCache {
         let reader = isForCopies
             ? RowSourceReader(borrowing: row, plan: plan, recordType: recordType)
             : RowSourceReader(source: .statement(statement), plan: plan, recordType: recordType)
-        let container = KeyedDecodingContainer(RowKeyedContainer<Key>(cachedReader: reader))
+        let container = KeyedDecodingContainer(RowKeyedContainer<Key>(unretainedReader: reader))
         let entry = Entry(keyType: ObjectIdentifier(Key.self), recordType: ObjectIdentifier(recordType),
                           box: ContainerBox(container), reader: reader, plan: plan)
         entries.append(entry)
