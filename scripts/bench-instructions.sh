@@ -3,8 +3,10 @@
 #
 # Runs W1, W2, W5 and W6 (plaintext, small sizes) under valgrind's callgrind,
 # which counts the same events every run for the same binary and input,
-# however busy the machine is. Per row (W1/W2), author (W5) or commit (W6),
-# for SecureStore and for the raw-C floor in the same binary:
+# however busy the machine is. W1 and W2 include their "alone" cases: what
+# the API costs on its own, with no database (BENCHMARKS.md). Per row
+# (W1/W2), author (W5) or commit (W6), for SecureStore and for the raw-C
+# floor in the same binary:
 #   Ir      instructions
 #   Ge      atomic instructions ("global bus events": retain/release, locks,
 #           dispatch), the cost that instruction counts hide
@@ -83,9 +85,12 @@ trap 'rm -rf "$work"' EXIT
 cases="W1 insert|plaintext|raw C	row	$rows
 W1 insert|plaintext|statement	row	$rows
 W1 insert|plaintext|Codable record	row	$rows
+W1 insert|plaintext|arguments literal alone	row	$rows
+W1 insert|plaintext|Codable machinery alone	row	$rows
 W2 fetch|plaintext|raw C	row	$rows
 W2 fetch|plaintext|Row	row	$rows
 W2 fetch|plaintext|Decodable record	row	$rows
+W2 fetch|plaintext|Decodable machinery alone	row	$rows
 W5 associations|plaintext|raw C	author	$authors
 W5 associations|plaintext|including(all:)	author	$authors
 W6 observed commits|plaintext|raw C	commit	$transactions

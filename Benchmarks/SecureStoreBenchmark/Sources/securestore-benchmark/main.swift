@@ -67,6 +67,9 @@ for mode in [Mode.encrypted, Mode.plaintext] {
         cases += fetchCases(items: workloads.items, file: try workloads.populatedFile("w2-\(mode.name).db", mode: mode),
                             mode: mode.name, key: mode.key)
     }
+    if wanted("W1 insert", mode.name) || wanted("W2 fetch", mode.name) {
+        cases += codableMachineryCases(items: workloads.items, mode: mode.name)
+    }
     if wanted("W3 open", mode.name) { cases += try workloads.openCases(mode: mode) }
     if wanted("W5 associations", mode.name) {
         cases += try associationCases(library: makeLibrary(authors: authors), file: workloads.path("w5-\(mode.name).db"),
