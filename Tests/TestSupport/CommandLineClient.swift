@@ -27,8 +27,16 @@ public enum CommandLineClient {
         process.standardOutput = output
         process.standardError = error
         try process.run()
-        let watchdog = DispatchWorkItem { [process] in
-            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        // Weak: Dispatch keeps a cancelled item until its deadline, and with
+        // it the process and its pipes' six descriptors. Held strongly,
+        // they piled up (1,296 open in the test process after 13 tests),
+        // and Foundation's `Process.run()` of Swift 6.3.1 over-reads
+        // `/proc/self/fd` when the list fills glibc's buffer: a crash
+        // (swift-corelibs-foundation #5472). The process object lives
+        // while this function waits for it, which is when the watchdog
+        // may need it.
+        let watchdog = DispatchWorkItem { [weak process] in
+            if let process, process.isRunning { kill(process.processIdentifier, SIGKILL) }
         }
         DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: watchdog)
         defer { watchdog.cancel() }
