@@ -77,6 +77,14 @@ final class ProcessHygieneTests: MigrateToolTestCase {
         control.arguments = Array(sleep.dropFirst())
         try control.run()
         defer { kill(control.processIdentifier, SIGKILL); control.waitUntilExit() }
+        // Until the control is `sleep`, without capabilities (10 s at most):
+        // before that exec, as root, it is `setpriv` with all of them, and a
+        // reader without any is refused (a failure seen in CI).
+        for _ in 0..<100 {
+            let status = String(decoding: procFile(control.processIdentifier, "status") ?? Data(), as: UTF8.self)
+            if status.contains("CapPrm:\t0000000000000000") { break }
+            Thread.sleep(forTimeInterval: 0.1)
+        }
         let readable = try unprivileged(["/bin/cat", "/proc/\(control.processIdentifier)/environ"])
         XCTAssertEqual(readable.status, 0, "the control: \(readable.stderr)")
         let refused = try unprivileged(["/bin/cat", "/proc/\(pid)/environ"])
