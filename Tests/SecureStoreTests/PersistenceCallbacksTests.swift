@@ -37,10 +37,55 @@ final class PersistenceCallbacksTests: TracedQueueTestCase {
         func didUpdate(_ updated: PersistenceSuccess) { append("didUpdate") }
     }
 
+    /// A record of a table whose primary key is not the rowid.
+    private struct Keyed: Encodable, PersistableRecord {
+        static let databaseTableName = "keyed"
+        var name: String
+        func didInsert(_ inserted: InsertionSuccess) {
+            SavedAround.log.mutate { $0.append("keyed \(inserted.rowIDColumn ?? "nil") \(inserted.rowID)") }
+        }
+    }
+
+    /// A record with its own `aroundSave` and the default `aroundInsert`.
+    private struct SavedAround: Encodable, PersistableRecord {
+        static let databaseTableName = "player"
+        static let log = Locked<[String]>([])
+        var name: String
+        func aroundSave(_ db: Database, save: () throws -> PersistenceSuccess) throws {
+            let saved = try save()
+            Self.log.mutate { $0.append("aroundSave \(saved.persistenceContainer["name"]?.databaseValue ?? .null)") }
+        }
+        /// Logs the rowid, and what the success says of its column, before
+        /// and after changes to a copy of it.
+        func didInsert(_ inserted: InsertionSuccess) {
+            var copy = inserted
+            copy.rowIDColumn = nil
+            let cleared = copy.rowIDColumn ?? "nil"
+            copy.rowIDColumn = "other"
+            Self.log.mutate {
+                $0.append("didInsert \(inserted.rowID) \(inserted.rowIDColumn ?? "nil") \(cleared) \(copy.rowIDColumn ?? "nil")")
+            }
+        }
+        func didSave(_ saved: PersistenceSuccess) { Self.log.mutate { $0.append("didSave") } }
+    }
+
+    /// A record whose `around` callbacks are all the default ones.
+    private struct Plain: Encodable, MutablePersistableRecord {
+        static let databaseTableName = "player"
+        static let log = Locked<[String]>([])
+        var id: Int64?
+        var name: String
+        mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
+        func didUpdate(_ updated: PersistenceSuccess) { Self.log.mutate { $0.append("didUpdate \(id ?? 0)") } }
+        func didSave(_ saved: PersistenceSuccess) { Self.log.mutate { $0.append("didSave \(id ?? 0)") } }
+    }
+
     override func setUpSchema(_ db: Database) throws {
         try db.execute(sql: "CREATE TABLE player (id INTEGER PRIMARY KEY, name TEXT NOT NULL)")
         Logged.log.value = []
         Logged.skipping.value = []
+        SavedAround.log.value = []
+        Plain.log.value = []
     }
 
     func testInsertRunsTheSaveCallbacksAroundTheInsertOnes() throws {
@@ -93,5 +138,46 @@ final class PersistenceCallbacksTests: TracedQueueTestCase {
         }
         XCTAssertEqual(Logged.log.value, ["willSave", "aroundSave >", "willInsert", "aroundInsert >"])
         XCTAssertEqual(try dbQueue.read { try String.fetchAll($0, sql: "SELECT name FROM player") }, ["Arthur"])
+    }
+
+    /// What `didInsert` is told of the rowid column: the table's INTEGER
+    /// PRIMARY KEY, or nil for a table without one.
+    func testTheInsertionSuccessNamesTheRowIDColumn() throws {
+        try dbQueue.write { db in
+            try db.execute(sql: "CREATE TABLE keyed (name TEXT PRIMARY KEY)")
+            try SavedAround(name: "Arthur").insert(db)
+            try Keyed(name: "Barbara").insert(db)
+        }
+        XCTAssertEqual(SavedAround.log.value, ["didInsert 1 id nil other", "aroundSave \"Arthur\"", "didSave", "keyed nil 1"])
+    }
+
+    /// A connection skips the default `around` callbacks once it has seen
+    /// them run for a type (`DefaultAroundCallbacks`): the other callbacks
+    /// still run for every record, and a type's own `around` callbacks
+    /// still run for each of its records, among records of other types.
+    func testOwnAroundCallbacksRunForEveryRecordAmongRecordsWithDefaultOnes() throws {
+        var plainIDs: [Int64?] = []
+        try dbQueue.write { db in
+            for round in 1...3 {
+                var plain = Plain(name: "plain \(round)")
+                try plain.insert(db)
+                plainIDs.append(plain.id)
+                try SavedAround(name: "saved \(round)").insert(db)
+                plain.name = "plain \(round) updated"
+                try plain.update(db)
+                try plain.save(db)
+                try Logged(id: -Int64(round), name: "logged \(round)").insert(db)
+            }
+        }
+        XCTAssertEqual(plainIDs, [1, 3, 5])
+        XCTAssertEqual(SavedAround.log.value, (1...3).flatMap { round in
+            ["didInsert \(2 * round) id nil other", "aroundSave \"saved \(round)\"", "didSave"]
+        })
+        XCTAssertEqual(Plain.log.value, [1, 3, 5].flatMap { id in
+            ["didSave \(id)", "didUpdate \(id)", "didSave \(id)", "didUpdate \(id)", "didSave \(id)"]
+        })
+        XCTAssertEqual(Logged.log.value.filter { $0.hasPrefix("around") }.count, 12, "\(Logged.log.value)")
+        XCTAssertEqual(try dbQueue.read { try String.fetchAll($0, sql: "SELECT name FROM player WHERE id IN (1, 3, 5) ORDER BY id") },
+                       ["plain 1 updated", "plain 2 updated", "plain 3 updated"])
     }
 }

@@ -40,6 +40,9 @@ public final class Database {
     var isClosed = false
     private var statementCache: [String: Statement] = [:]
     let schemaCache = SchemaCache()
+    /// The record types whose `around` persistence callbacks are the
+    /// defaults, which the records' writes then skip.
+    let defaultAroundCallbacks = DefaultAroundCallbacks()
     /// Classifies statements as they compile (schema changes,
     /// transactions, statements a migration may not run).
     let authorizer: StatementAuthorizer

@@ -3,9 +3,36 @@ public struct InsertionSuccess: Sendable {
     /// The rowid of the new row.
     public var rowID: Int64
     /// The INTEGER PRIMARY KEY column, if the table has one.
-    public var rowIDColumn: String?
+    public var rowIDColumn: String? {
+        get { hasRowIDColumn ? rowIDColumnName : nil }
+        set {
+            rowIDColumnName = newValue ?? ""
+            hasRowIDColumn = newValue != nil
+        }
+    }
     /// The values that were inserted.
     public var persistenceContainer: PersistenceContainer
+
+    // The column is stored as a string and a flag, not as `String?`: the
+    // compiler copies and destroys an optional string through its value
+    // witnesses (a metadata lookup and three calls, about 50 instructions
+    // each time), and an insert copies and drops its success three times
+    // in the persistence callbacks.
+    private var rowIDColumnName: String
+    private var hasRowIDColumn: Bool
+
+    @inline(__always)
+    init(rowID: Int64, rowIDColumn: String?, persistenceContainer: consuming PersistenceContainer) {
+        self.rowID = rowID
+        self.persistenceContainer = persistenceContainer
+        if let rowIDColumn {
+            rowIDColumnName = rowIDColumn
+            hasRowIDColumn = true
+        } else {
+            rowIDColumnName = ""
+            hasRowIDColumn = false
+        }
+    }
 }
 
 /// What an UPDATE or a save wrote.
@@ -101,19 +128,28 @@ extension MutablePersistableRecord {
     /// Does nothing.
     public mutating func willInsert(_ db: Database) throws {}
     /// Calls `insert`.
-    public func aroundInsert(_ db: Database, insert: () throws -> InsertionSuccess) throws { _ = try insert() }
+    public func aroundInsert(_ db: Database, insert: () throws -> InsertionSuccess) throws {
+        db.defaultAroundCallbacks.noteDefault(.insert, of: Self.self)
+        _ = try insert()
+    }
     /// Does nothing.
     public mutating func didInsert(_ inserted: InsertionSuccess) {}
     /// Does nothing.
     public func willUpdate(_ db: Database, columns: Set<String>) throws {}
     /// Calls `update`.
-    public func aroundUpdate(_ db: Database, columns: Set<String>, update: () throws -> PersistenceSuccess) throws { _ = try update() }
+    public func aroundUpdate(_ db: Database, columns: Set<String>, update: () throws -> PersistenceSuccess) throws {
+        db.defaultAroundCallbacks.noteDefault(.update, of: Self.self)
+        _ = try update()
+    }
     /// Does nothing.
     public func didUpdate(_ updated: PersistenceSuccess) {}
     /// Does nothing.
     public func willSave(_ db: Database) throws {}
     /// Calls `save`.
-    public func aroundSave(_ db: Database, save: () throws -> PersistenceSuccess) throws { _ = try save() }
+    public func aroundSave(_ db: Database, save: () throws -> PersistenceSuccess) throws {
+        db.defaultAroundCallbacks.noteDefault(.save, of: Self.self)
+        _ = try save()
+    }
     /// Does nothing.
     public func didSave(_ saved: PersistenceSuccess) {}
     /// Does nothing.
@@ -134,6 +170,13 @@ extension MutablePersistableRecord {
     /// it holds.
     func withSaveCallbacks(_ db: Database, _ body: () throws -> PersistenceSuccess) throws {
         try willSave(db)
+        // What the default `aroundSave` would do, without its closure and
+        // the copy of the result it drops (`DefaultAroundCallbacks`).
+        if db.defaultAroundCallbacks.areDefault(.save, of: Self.self) {
+            let saved = try body()
+            didSave(saved)
+            return
+        }
         var saved: PersistenceSuccess?
         try aroundSave(db) { keep(try body(), in: &saved) }
         guard let saved = saved.take() else { throw callbackMisuse("aroundSave") }
@@ -144,6 +187,13 @@ extension MutablePersistableRecord {
     /// record (an insert sets its id), then `didSave`.
     mutating func withMutatingSaveCallbacks(_ db: Database, _ body: (inout Self) throws -> PersistenceSuccess) throws {
         try willSave(db)
+        if db.defaultAroundCallbacks.areDefault(.save, of: Self.self) {
+            // Two statements: in `didSave(try body(&self))`, `didSave`
+            // would run on the record as it was before `body` changed it.
+            let saved = try body(&self)
+            didSave(saved)
+            return
+        }
         var saved: PersistenceSuccess?
         try aroundSave(db) {
             let success = try body(&self)
@@ -184,6 +234,11 @@ extension MutablePersistableRecord {
     /// copied the record twice per insert.
     mutating func insertWithCallbacks(_ db: Database, onConflict conflictResolution: Database.ConflictResolution?) throws -> InsertionSuccess {
         try willInsert(db)
+        if db.defaultAroundCallbacks.areDefault(.insert, of: Self.self) {
+            let inserted = try performInsert(db, onConflict: conflictResolution)
+            didInsert(inserted)
+            return inserted
+        }
         var inserted: InsertionSuccess?
         try aroundInsert(db) {
             let success = try performInsert(db, onConflict: conflictResolution)
@@ -199,6 +254,11 @@ extension MutablePersistableRecord {
     /// record as `willInsert` left it), then `didInsert`.
     mutating func insertWithCallbacks(_ db: Database, perform: (Self) throws -> InsertionSuccess) throws -> InsertionSuccess {
         try willInsert(db)
+        if db.defaultAroundCallbacks.areDefault(.insert, of: Self.self) {
+            let inserted = try perform(self)
+            didInsert(inserted)
+            return inserted
+        }
         var inserted: InsertionSuccess?
         try aroundInsert(db) {
             let success = try perform(self)
@@ -278,6 +338,11 @@ extension MutablePersistableRecord {
     func updateWithCallbacks(_ db: Database, columns: Set<String>,
                              perform: (Self) throws -> PersistenceSuccess) throws -> PersistenceSuccess {
         try willUpdate(db, columns: columns)
+        if db.defaultAroundCallbacks.areDefault(.update, of: Self.self) {
+            let updated = try perform(self)
+            didUpdate(updated)
+            return updated
+        }
         var kept: PersistenceSuccess?
         try aroundUpdate(db, columns: columns) { keep(try perform(self), in: &kept) }
         guard let updated = kept.take() else { throw callbackMisuse("aroundUpdate") }
@@ -466,6 +531,11 @@ extension PersistableRecord {
     func insertWithPersistableCallbacks(_ db: Database,
                                         onConflict conflictResolution: Database.ConflictResolution?) throws -> InsertionSuccess {
         try willInsert(db)
+        if db.defaultAroundCallbacks.areDefault(.insert, of: Self.self) {
+            let inserted = try insertWithoutCallbacks(db, onConflict: conflictResolution)
+            didInsert(inserted)
+            return inserted
+        }
         var kept: InsertionSuccess?
         try aroundInsert(db) { keep(try insertWithoutCallbacks(db, onConflict: conflictResolution), in: &kept) }
         guard let inserted = kept.take() else { throw callbackMisuse("aroundInsert") }
