@@ -113,6 +113,43 @@ final class SchemaTests: TracedQueueTestCase {
         }
     }
 
+    /// An unqualified name is looked up as SQLite resolves it: temp, then
+    /// main, then the attached databases; a schema name, in any case,
+    /// looks in that schema only.
+    func testTablesAreFoundInTempThenMainThenAttachedSchemas() throws {
+        try dbQueue.inDatabase { db in
+            try db.execute(sql: """
+                CREATE TABLE shadowed (id INTEGER PRIMARY KEY, a TEXT);
+                CREATE TEMP TABLE shadowed (code TEXT PRIMARY KEY, b TEXT, c TEXT);
+                CREATE VIEW plain AS SELECT id FROM main.shadowed;
+                ATTACH ':memory:' AS aux;
+                CREATE TABLE aux.remote (x INTEGER, y INTEGER, PRIMARY KEY (y, x)) WITHOUT ROWID;
+                CREATE TABLE aux.shadowed (z TEXT);
+                """)
+            XCTAssertEqual(try db.columns(in: "SHADOWED").map(\.name), ["code", "b", "c"])
+            XCTAssertEqual(try db.primaryKey("shadowed").columns, ["code"])
+            XCTAssertEqual(try db.primaryKey("shadowed", in: "Main").columns, ["id"])
+            XCTAssertEqual(try db.primaryKey("shadowed", in: "main").rowIDColumn, "id")
+            XCTAssertEqual(try db.columns(in: "shadowed", in: "MAIN").map(\.name), ["id", "a"])
+            XCTAssertEqual(try db.columns(in: "shadowed", in: "TEMP").map(\.name), ["code", "b", "c"])
+            XCTAssertEqual(try db.columns(in: "shadowed", in: "aux").map(\.name), ["z"])
+            XCTAssertEqual(try db.primaryKey("shadowed", in: "AUX").columns, ["rowid"])
+            XCTAssertEqual(try db.primaryKey("remote").columns, ["y", "x"])
+            XCTAssertNil(try db.primaryKey("remote").rowIDColumn)
+            XCTAssertEqual(try db.columns(in: "Remote", in: "Aux").map(\.name), ["x", "y"])
+            XCTAssertEqual(try db.columns(in: "plain").map(\.name), ["id"])
+            XCTAssertThrowsError(try db.primaryKey("plain")) { error in
+                XCTAssertEqual((error as? DatabaseError)?.message, "database view plain has no primary key")
+            }
+            XCTAssertThrowsError(try db.primaryKey("remote", in: "main")) { error in
+                XCTAssertEqual((error as? DatabaseError)?.message, "no such table: remote")
+            }
+            XCTAssertThrowsError(try db.columns(in: "shadowed", in: "nowhere")) { error in
+                XCTAssertEqual((error as? DatabaseError)?.message, "no such schema: nowhere")
+            }
+        }
+    }
+
     func testAddRenameAndDropColumnsKeepDataIndexesTriggersAndForeignKeys() throws {
         var config = keyedConfiguration(passphrase: "secret")
         config.foreignKeysEnabled = false
