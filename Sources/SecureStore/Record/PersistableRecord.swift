@@ -288,13 +288,21 @@ extension MutablePersistableRecord {
 
     /// Runs the INSERT, through the connection's cached statement.
     func insertWithoutCallbacks(_ db: Database, onConflict conflictResolution: Database.ConflictResolution?) throws -> InsertionSuccess {
-        var container = try persistenceContainer()
+        // A constant until the statement has run: its columns and values
+        // are lent to the calls below (a variable's were retained and
+        // released around each call).
+        let inserted = try persistenceContainer()
         let recordType = dynamicRecordType
         let resolution = conflictResolution ?? recordType.persistenceConflictPolicy.conflictResolutionForInsert
-        let insert = try db.cachedInsert(for: recordType, table: { recordType.databaseTableName }, columns: container.columns,
+        let insert = try db.cachedInsert(for: recordType, table: { recordType.databaseTableName }, columns: inserted.columns,
                                          conflictResolution: resolution)
-        try insert.statement.execute(values: container.values)
+        // The statement is reached unretained: `insert`, held until the
+        // end, holds it (a retain and a release per record otherwise).
+        try withExtendedLifetime(insert) {
+            try Unmanaged.passUnretained(insert.statement)._withUnsafeGuaranteedRef { try $0.execute(values: inserted.values) }
+        }
         let rowID = db.lastInsertedRowID
+        var container = consume inserted
         // The inserted values include the rowid the table chose.
         if let column = insert.rowIDColumn { container.setRowID(rowID, column: column, index: insert.rowIDIndex) }
         return InsertionSuccess(rowID: rowID, rowIDColumn: insert.rowIDColumn, persistenceContainer: container)
