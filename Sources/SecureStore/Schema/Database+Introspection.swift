@@ -100,11 +100,13 @@ extension Database {
     /// where it took eighteen.)
     private func locate(_ table: String, in schemaName: String?) throws -> (schema: String, isTable: Bool) {
         let filter = "type IN ('table', 'view') AND name = ?1 COLLATE NOCASE"
+        /// The table's type in one schema, or nil.
+        func type(in schema: String) throws -> String? {
+            try String.fetchOne(self, sql: "SELECT type FROM \(masterTable(schema)) WHERE \(filter)", arguments: [table])
+        }
         if let schemaName {
             let schema = try checkedSchemaName(schemaName)
-            if let type = try String.fetchOne(self, sql: "SELECT type FROM \(masterTable(schema)) WHERE \(filter)", arguments: [table]) {
-                return (schema, type == "table")
-            }
+            if let type = try type(in: schema) { return (schema, type == "table") }
         } else {
             // Two scalar subqueries: a `UNION ALL` sorted to put temp
             // first took SQLite's mutexes more often (the instruction
@@ -118,9 +120,7 @@ extension Database {
                 if let type = row[1] as String? { return ("main", type == "table") }
             }
             for schema in try schemaNames().dropFirst(2) {
-                if let type = try String.fetchOne(self, sql: "SELECT type FROM \(masterTable(schema)) WHERE \(filter)", arguments: [table]) {
-                    return (schema, type == "table")
-                }
+                if let type = try type(in: schema) { return (schema, type == "table") }
             }
         }
         throw DatabaseError(resultCode: .SQLITE_ERROR, message: "no such table: \(table)")
