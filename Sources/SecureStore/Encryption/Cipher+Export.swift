@@ -63,9 +63,16 @@ extension Cipher {
         var newKey = keepsFormat ? nil : resolvedKey(over: line.defaults)
         if !keepsFormat { newFile = ExportTarget(path: temporary, key: newKey) }
 
+        // A replaced file's pages leave the system's cache as the export
+        // copies them, so that the copy stays there for the verification.
+        // Its descriptor closes after the connection below (defers run in
+        // reverse order).
+        let release = replacing ? SourceCacheRelease(source: source, copy: temporary) : nil
+        defer { release?.finish() }
         var sourceConfig = sourceKey?.configuration() ?? Configuration()
         sourceConfig.busyMode = .timeout(10)
         let db = try openSource?() ?? Database(path: source, configuration: sourceConfig)
+        defer { try? db.close() }
         let journalMode: String? = try String.fetchOne(db, sql: "PRAGMA journal_mode")
         let wasWAL: Bool = journalMode == "wal"
         let totalBytes = max(1, Int64(try Int.fetchOne(db, sql: "PRAGMA page_count") ?? 1)
@@ -108,6 +115,7 @@ extension Cipher {
             throw error
         }
         try db.close()
+        release?.finish()
         // The copy reaches the disk while the verification reads it (from
         // the system's cache); it is renamed only after both. The
         // descriptor closes after the verification's connection (see
