@@ -70,9 +70,8 @@ final class SourceCacheRelease: @unchecked Sendable {
         timer = DispatchSource.makeTimerSource(queue: queue)
         timer.schedule(deadline: .now() + .milliseconds(250), repeating: .milliseconds(250))
         timer.setEventHandler {
-            var info = stat()
-            guard stat(copy, &info) == 0 else { return }
-            let copied = Int64(info.st_size) - margin
+            guard let size = PrivateFile.size(of: copy) else { return }
+            let copied = Int64(size) - margin
             if copied > 0 { _ = posix_fadvise(descriptor, 0, off_t(copied), POSIX_FADV_DONTNEED) }
         }
         timer.resume()
@@ -102,8 +101,9 @@ final class SourceCacheRelease: @unchecked Sendable {
     static func processHoldsLock(on info: stat) -> Bool {
         guard let locks = try? String(contentsOfFile: "/proc/locks", encoding: .utf8) else { return true }
         let device = UInt64(info.st_dev)
-        let major = ((device >> 8) & 0xfff) | ((device >> 32) & ~0xfff)
-        let minor = (device & 0xff) | ((device >> 12) & ~0xff)
+        // glibc's gnu_dev_major and gnu_dev_minor, 32 bits each.
+        let major = ((device >> 8) & 0xfff) | ((device >> 32) & 0xffff_f000)
+        let minor = (device & 0xff) | ((device >> 12) & 0xffff_ff00)
         let pid = String(getpid())
         return locks.split(separator: "\n").contains { line in
             let fields = line.split(separator: " ")
