@@ -46,6 +46,8 @@ final class CipherTests: SecureStoreTestCase {
         XCTAssertEqual(summary.rowCounts["item"], 84_000)
         XCTAssertEqual(summary.userVersion, 7)
         XCTAssertEqual(reported.last, 1)
+        Thread.sleep(forTimeInterval: 0.3)
+        XCTAssertEqual(reported.last, 1, "no report after the last one, 1")
         XCTAssertFalse(Database.hasPlaintextHeader(path: file))
         XCTAssertEqual(try cliCount(file, passphrase: "lifecycle key"), "84000\n7\nv1\n")
         XCTAssertNotEqual(try CommandLineClient.sqlite3(file, sql: "SELECT count(*) FROM item;").status, 0)

@@ -81,7 +81,11 @@ extension Cipher {
         try setCacheSize(of: db, forFileOf: totalBytes)
         let expected = try summary(db)
         let expectedSchema = try schema(of: db)
-        let watcher = progress.map { FileGrowthWatcher(path: temporary, totalBytes: totalBytes, report: $0) }
+        let watcher = progress.map { report in
+            FileGrowthWatcher(path: temporary, every: .milliseconds(200)) { size in
+                report(min(0.99, Double(size) / Double(totalBytes)))
+            }
+        }
         defer { watcher?.stop() }
 
         if keepsFormat {
@@ -148,6 +152,8 @@ extension Cipher {
         }
         try PrivateFile.renameAtomically(temporary, to: destination)
         succeeded = true
+        // No report of the watcher follows this one.
+        watcher?.stop()
         progress?(1)
         return actual
     }
@@ -261,28 +267,4 @@ extension Cipher {
         }
     }
 
-}
-
-/// Reports how far a file has grown towards an expected size, for progress
-/// displays, from a background timer.
-final class FileGrowthWatcher: @unchecked Sendable {
-    // @unchecked Sendable: the timer is created in init and only cancelled
-    // afterwards; the reported values are computed from the file system.
-    private let timer: any DispatchSourceTimer
-
-    init(path: String, totalBytes: Int64, report: @escaping Cipher.Progress) {
-        timer = DispatchSource.makeTimerSource(queue: DispatchQueue.global())
-        timer.schedule(deadline: .now(), repeating: .milliseconds(200))
-        timer.setEventHandler {
-            var info = stat()
-            if stat(path, &info) == 0 {
-                report(min(0.99, Double(info.st_size) / Double(totalBytes)))
-            }
-        }
-        timer.resume()
-    }
-
-    func stop() {
-        timer.cancel()
-    }
 }

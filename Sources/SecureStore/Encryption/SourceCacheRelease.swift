@@ -37,10 +37,10 @@ import Foundation
 /// release?.finish()
 /// ```
 ///
-/// `@unchecked Sendable`: the descriptor and the timer are set in `init`
-/// and only used by the timer's handler and by ``finish()``, which cancels
-/// the timer and waits for a running handler before closing the
-/// descriptor; `finished` is used on the export's thread only.
+/// `@unchecked Sendable`: the descriptor and the watcher are set in `init`;
+/// the descriptor is used by the watcher's handler and by ``finish()``,
+/// which stops the watcher (waiting for a running handler) before it closes
+/// the descriptor; `finished` is used on the export's thread only.
 ///
 /// ## Topics
 ///
@@ -50,8 +50,7 @@ import Foundation
 /// - ``processHoldsLock(on:)``
 final class SourceCacheRelease: @unchecked Sendable {
     private let descriptor: Int32
-    private let timer: any DispatchSourceTimer
-    private let queue = DispatchQueue(label: "SecureStore.SourceCacheRelease")
+    private let watcher: FileGrowthWatcher
     private var finished = false
 
     /// Starts advising for `source`, replaced by `copy`, when the two take
@@ -67,14 +66,10 @@ final class SourceCacheRelease: @unchecked Sendable {
         let descriptor = open(source, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return nil }
         self.descriptor = descriptor
-        timer = DispatchSource.makeTimerSource(queue: queue)
-        timer.schedule(deadline: .now() + .milliseconds(250), repeating: .milliseconds(250))
-        timer.setEventHandler {
-            guard let size = PrivateFile.size(of: copy) else { return }
+        watcher = FileGrowthWatcher(path: copy, every: .milliseconds(250), firstAfter: .milliseconds(250)) { size in
             let copied = Int64(size) - margin
             if copied > 0 { _ = posix_fadvise(descriptor, 0, off_t(copied), POSIX_FADV_DONTNEED) }
         }
-        timer.resume()
     }
 
     deinit { finish() }
@@ -86,8 +81,7 @@ final class SourceCacheRelease: @unchecked Sendable {
     func finish() {
         guard !finished else { return }
         finished = true
-        timer.cancel()
-        queue.sync {}
+        watcher.stop()
         _ = posix_fadvise(descriptor, 0, 0, POSIX_FADV_DONTNEED)
         var info = stat()
         guard fstat(descriptor, &info) == 0, !Self.processHoldsLock(on: info) else { return }
