@@ -13,9 +13,18 @@ extension Cipher {
     /// libraries that read the original), else over the library's
     /// defaults, with SecureStore's iteration count for new files when the
     /// key is a passphrase and its settings name none.
+    ///
+    /// A file larger than `countsBesideAbove` bytes (by default, one that
+    /// the export's page cache cannot hold) is decrypted anew by each pass
+    /// over it. Its row counts are then read by a connection of their own,
+    /// on another thread: the source's while the export copies it, the
+    /// copy's while its integrity check runs. Two passes fewer follow one
+    /// another, at the cost of a second key derivation for the source
+    /// (none for the copy, opened with the key its verification uses).
     static func export(from source: String, sourceKey: CipherKey?, to destination: String,
                        destinationKey: CipherKey?, keepsFormat: Bool, progress: Progress?,
-                       openSource: (() throws -> Database)? = nil) throws -> ExportSummary {
+                       openSource: (() throws -> Database)? = nil,
+                       countsBesideAbove: Int64 = cacheLimitKibibytes * 1024 * 4 / 5) throws -> ExportSummary {
         let replacing = samePath(source, destination)
         if !replacing && FileManager.default.fileExists(atPath: destination) {
             throw DatabaseError(resultCode: .SQLITE_CANTOPEN, message: "\(destination) exists already: it is never overwritten")
@@ -77,10 +86,17 @@ extension Cipher {
         let wasWAL: Bool = journalMode == "wal"
         let totalBytes = max(1, Int64(try Int.fetchOne(db, sql: "PRAGMA page_count") ?? 1)
                              * Int64(try Int.fetchOne(db, sql: "PRAGMA page_size") ?? 1024))
-        // The pages the row counts decrypt stay for the export to copy.
+        // The pages the row counts decrypt stay for the export to copy, or,
+        // for a file larger than the cache, the counts run beside it. The
+        // counts end before the source's connection closes (defers run in
+        // reverse order), so that no read of the source outlives the export.
         try setCacheSize(of: db, forFileOf: totalBytes)
-        let expected = try summary(db)
+        let countsBeside = totalBytes > countsBesideAbove && openSource == nil
+        let sourceCounts = countsBeside ? BackgroundWork { [sourceConfig] in try summary(at: source, configuration: sourceConfig) } : nil
+        defer { _ = sourceCounts?.result() }
+        let countedHere = sourceCounts == nil ? try summary(db) : nil
         let expectedSchema = try schema(of: db)
+        let userVersion = try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0
         let watcher = progress.map { report in
             FileGrowthWatcher(path: temporary, every: .milliseconds(200)) { size in
                 report(min(0.99, Double(size) / Double(totalBytes)))
@@ -105,7 +121,7 @@ extension Cipher {
             // The header first (sqlcipher_export does not copy the
             // user_version): with its salt on disk, the key can be derived
             // for the verification while the export runs.
-            try db.execute(sql: "PRAGMA \(target).user_version = \(expected.userVersion)")
+            try db.execute(sql: "PRAGMA \(target).user_version = \(userVersion)")
             newFile!.firstPageWritten(in: db, schema: target)
             // One transaction, so one commit: sqlcipher_export alone commits
             // each table.
@@ -118,6 +134,7 @@ extension Cipher {
             try? db.execute(sql: "DETACH DATABASE \(target)")
             throw error
         }
+        let expected = try countedHere ?? sourceCounts!.value()
         try db.close()
         release?.finish()
         // The copy reaches the disk while the verification reads it (from
@@ -138,7 +155,16 @@ extension Cipher {
         let copy = try newFile!.verificationConnection(verificationConfig)
         defer { try? copy.close() }
         try setCacheSize(of: copy, forFileOf: totalBytes)
-        var actual = try verify(copy, expected: expected, schema: expectedSchema, source: source)
+        var copyCounts: BackgroundWork<ExportSummary>?
+        if countsBeside {
+            var countingConfig = try newFile!.verificationConfiguration(readonlyConfiguration(newKey))
+            countingConfig.busyMode = .timeout(10)
+            copyCounts = BackgroundWork { [temporary, countingConfig] in try summary(at: temporary, configuration: countingConfig) }
+        }
+        // Before the copy's connection closes, and before a WAL copy's
+        // journal mode changes (which needs the file to itself).
+        defer { _ = copyCounts?.result() }
+        var actual = try verify(copy, expected: expected, schema: expectedSchema, source: source, countedBeside: copyCounts)
         actual.cipherSettings = newKey?.settings
         if wasWAL {
             try copy.execute(sql: "PRAGMA journal_mode = WAL")
@@ -161,7 +187,12 @@ extension Cipher {
     /// Opens a file read-only with `key` and summarizes it; throws
     /// `SQLITE_NOTADB` when the key does not open it.
     public static func summary(at path: String, key: CipherKey?) throws -> ExportSummary {
-        let db = try Database(path: path, configuration: readonlyConfiguration(key))
+        try summary(at: path, configuration: readonlyConfiguration(key))
+    }
+
+    /// Opens a file with `configuration` and summarizes it.
+    private static func summary(at path: String, configuration: Configuration) throws -> ExportSummary {
+        let db = try Database(path: path, configuration: configuration)
         defer { try? db.close() }
         return try summary(db)
     }
@@ -207,10 +238,13 @@ extension Cipher {
     }
 
     /// Compares the new file, read through `copy`, with the source: its
-    /// row counts and `user_version`, its schema, and its integrity.
+    /// row counts and `user_version` (read by another connection when
+    /// `countedBeside`, while `copy` checks the integrity), its schema, and
+    /// its integrity.
     private static func verify(_ copy: Database, expected: ExportSummary, schema expectedSchema: [String],
-                               source: String) throws -> ExportSummary {
-        let actual = try summary(copy)
+                               source: String, countedBeside: BackgroundWork<ExportSummary>?) throws -> ExportSummary {
+        let integrity = countedBeside == nil ? nil : integrityCheck(copy)
+        let actual = try countedBeside?.value() ?? summary(copy)
         guard actual == expected else {
             throw DatabaseError(resultCode: .SQLITE_CORRUPT,
                                 message: "the exported copy of \(source) does not match it (row counts or user_version differ); nothing was replaced")
@@ -221,7 +255,7 @@ extension Cipher {
                 nothing was replaced
                 """)
         }
-        if integrityCheck(copy) != ["ok"] {
+        if (integrity ?? integrityCheck(copy)) != ["ok"] {
             throw DatabaseError(resultCode: .SQLITE_CORRUPT,
                                 message: "the exported copy of \(source) fails its integrity check; nothing was replaced")
         }
@@ -233,9 +267,12 @@ extension Cipher {
     /// check) is decrypted once.
     private static func setCacheSize(of db: Database, schema: String = "main", forFileOf bytes: Int64) throws {
         // Each cached page costs its bytes and about a quarter more.
-        let kibibytes = min(64 * 1024, bytes / 1024 * 5 / 4 + 256)
+        let kibibytes = min(cacheLimitKibibytes, bytes / 1024 * 5 / 4 + 256)
         try db.execute(sql: "PRAGMA \(schema).cache_size = -\(kibibytes)")
     }
+
+    /// The largest page cache of an export's connection: 64 MiB.
+    static let cacheLimitKibibytes: Int64 = 64 * 1024
 
     /// integrity_check's messages, one per line (SQLite 3.15 may return
     /// several in one row, separated by newlines).

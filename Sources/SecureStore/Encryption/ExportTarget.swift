@@ -47,6 +47,7 @@ import Foundation
 /// ### Verifying it
 ///
 /// - ``verificationConnection(_:)``
+/// - ``verificationConfiguration(_:)``
 /// - ``discard()``
 final class ExportTarget {
     private let path: String
@@ -97,19 +98,24 @@ final class ExportTarget {
         startDerivation(salt: db.fileSalt(schema: schema))
     }
 
-    /// The connection to verify the finished copy with; the caller closes
-    /// it. `configuration` is the one the verification uses with the key
-    /// itself; with a key derived here, it gets that raw key instead.
-    func verificationConnection(_ configuration: Configuration) throws -> Database {
-        guard let derived, let settings = attachSettings else {
-            return try Database(path: path, configuration: configuration)
-        }
+    /// The configuration to open the finished copy with for its
+    /// verification: `configuration`, the one the verification uses with
+    /// the key itself, or, with a key derived here, that raw key instead.
+    func verificationConfiguration(_ configuration: Configuration) throws -> Configuration {
+        guard let derived, let settings = attachSettings else { return configuration }
         var rawKeyed = CipherKey(material: .rawKey(try derived.value()), settings: Self.rawKeySettings(settings))
             .configuration(readonly: configuration.readonly)
         rawKeyed.busyMode = configuration.busyMode
+        return rawKeyed
+    }
+
+    /// The connection to verify the finished copy with, opened with
+    /// ``verificationConfiguration(_:)``; the caller closes it.
+    func verificationConnection(_ configuration: Configuration) throws -> Database {
+        let opening = try verificationConfiguration(configuration)
         do {
-            return try Database(path: path, configuration: rawKeyed)
-        } catch let error as DatabaseError where error.resultCode == .SQLITE_NOTADB {
+            return try Database(path: path, configuration: opening)
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_NOTADB && derived != nil && attachSettings != nil {
             throw DatabaseError(resultCode: .SQLITE_NOTADB, message: """
                 the key derived beside SQLCipher does not open the new file \(path) (the two derivations differ); \
                 nothing was replaced
