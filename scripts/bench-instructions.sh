@@ -86,6 +86,7 @@ cases="W1 insert|plaintext|raw C	row	$rows
 W1 insert|plaintext|statement	row	$rows
 W1 insert|plaintext|Codable record	row	$rows
 W1 insert|plaintext|arguments literal alone	row	$rows
+W1 insert|plaintext|bare arguments literal alone	row	$rows
 W1 insert|plaintext|Codable machinery alone	row	$rows
 W2 fetch|plaintext|raw C	row	$rows
 W2 fetch|plaintext|Row	row	$rows

@@ -91,7 +91,9 @@ func pad(_ text: String, _ width: Int) -> String {
 }
 func format(_ value: Double, _ digits: Int) -> String { String(format: "%.\(digits)f", value) }
 
-print(pad("workload", 21) + pad("mode", 10) + pad("variant", 28) + pad("median ms", 11) + pad("ratio", 7) + "target")
+/// Wide enough for the longest variant and a space.
+let variantWidth = max(28, (cases.map(\.variant.count).max() ?? 0) + 1)
+print(pad("workload", 21) + pad("mode", 10) + pad("variant", variantWidth) + pad("median ms", 11) + pad("ratio", 7) + "target")
 var misses = 0
 for item in cases {
     let value = median(samples[key(item)] ?? [])
@@ -104,7 +106,7 @@ for item in cases {
         if !met { misses += 1 }
         verdict = "<= \(format(target, 2))x " + (met ? "met" : "MISSED")
     }
-    print(pad(item.workload, 21) + pad(item.mode, 10) + pad(item.variant, 28)
+    print(pad(item.workload, 21) + pad(item.mode, 10) + pad(item.variant, variantWidth)
           + pad(format(value * 1000, 2), 11) + pad(floorValue.isNaN ? "-" : format(ratio, 2) + "x", 7) + verdict)
     print("RESULT\tsecurestore\t\(item.workload)\t\(item.mode)\t\(item.variant)\t\(value * 1000)\t\(floorValue * 1000)")
 }
