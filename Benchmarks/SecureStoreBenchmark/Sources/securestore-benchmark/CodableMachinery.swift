@@ -123,10 +123,11 @@ private struct MachineryEncoder: Encoder {
 @inline(never)
 private func count(_ arguments: StatementArguments) -> Int { arguments.values.count }
 
-/// The least an implementation of GRDB's argument literal can do: take
+/// The least work found for GRDB's argument literal: take
 /// `[item.id, item.a, item.b, item.c]` as `(any DatabaseValueConvertible)?`
 /// values, move each out of the literal's array (as `StatementArguments`
-/// does), and drop it, with neither a conversion nor an array of its own.
+/// does; reading it in place copies it), and drop it, with neither a
+/// conversion nor an array of its own.
 private struct BareArgumentsLiteral: ExpressibleByArrayLiteral {
     let present: Int
 
