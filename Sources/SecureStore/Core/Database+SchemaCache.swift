@@ -113,6 +113,21 @@ extension Database {
         return cached
     }
 
+    /// The INSERT the last record of `type` used, if it had this conflict
+    /// resolution and the schema has not changed since: found without
+    /// hashing when the last record inserted was of `type`.
+    func lastInsert(of type: Any.Type, conflictResolution: Database.ConflictResolution) throws -> CachedInsert? {
+        try validateSchemaCache()
+        let key = ObjectIdentifier(type)
+        if let last = schemaCache.lastInsert, last.type == key {
+            return last.insert.conflictResolution == conflictResolution ? last.insert : nil
+        }
+        // Records of several types in turn (a parent, then its children).
+        guard let cached = schemaCache.inserts[key], cached.conflictResolution == conflictResolution else { return nil }
+        schemaCache.lastInsert = (key, cached)
+        return cached
+    }
+
     /// `INSERT [OR ...] INTO "table" ("a", "b") VALUES (?,?)`, or `DEFAULT
     /// VALUES` for no column.
     static func insertSQL(table: String, columns: [String], conflictResolution: Database.ConflictResolution) -> String {

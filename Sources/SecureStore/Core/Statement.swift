@@ -337,11 +337,7 @@ public final class Statement {
         named: [String: DatabaseValue],
         reporting arguments: StatementArguments
     ) throws {
-        regionOverride = nil
-        if isStepped {
-            sqlite3_reset(sqliteStatement)
-            isStepped = false
-        }
+        startBinding()
         let count = parameterCount
         if named.isEmpty, positional.count >= count {
             if let code = positional.prefix(count).withUnsafeBufferPointer({ bindInPlace($0) }) {
@@ -376,17 +372,41 @@ public final class Statement {
         boundArguments = arguments
     }
 
+    /// Starts a binding of one value at a time (`bindOne(_:at:)`).
+    func startBindingOneByOne() {
+        startBinding()
+        startArgumentBytes()
+    }
+
+    /// Before a new binding: forgets the region it may have been given,
+    /// and resets a stepped statement.
+    @inline(__always)
+    private func startBinding() {
+        regionOverride = nil
+        if isStepped {
+            sqlite3_reset(sqliteStatement)
+            isStepped = false
+        }
+    }
+
+    /// Binds `value` to parameter `index`: SQLite's code.
+    func bindOne(_ value: borrowing DatabaseValue, at index: CInt) -> CInt {
+        withUnsafePointer(to: value) { bind(valueAt: $0, at: index) }
+    }
+
+    /// Runs the statement bound one value at a time. A failure reports
+    /// `arguments()`, made only then.
+    func executeBoundOneByOne(arguments: () throws -> [DatabaseValue]) throws {
+        try runBound { StatementArguments(values: (try? arguments()) ?? []) }
+    }
+
     /// Binds one value per parameter, in order: `values.count` is the
     /// parameter count. Returns nil, or the code of the binding that failed
     /// (no parameter is left bound), which the caller reports with its
     /// arguments: a closure that made them here would cost a retain and a
     /// release of `values` on every execution.
     private func bindExactly(_ values: [DatabaseValue]) -> CInt? {
-        regionOverride = nil
-        if isStepped {
-            sqlite3_reset(sqliteStatement)
-            isStepped = false
-        }
+        startBinding()
         return values.withUnsafeBufferPointer { bindInPlace($0) }
     }
 
@@ -479,14 +499,20 @@ public final class Statement {
             throw wrongArgumentCount(arguments)
         }
         if let code = bindExactly(values) { throw bindingError(code, StatementArguments(values: values)) }
+        try runBound { StatementArguments(values: values) }
+    }
+
+    /// Runs the bound statement to its end, then resets it. An error
+    /// without arguments gets `arguments()`, made only then.
+    @inline(__always)
+    private func runBound(reporting arguments: () -> StatementArguments) throws {
         if !boundArguments.isEmpty { boundArguments = StatementArguments() }
         defer { reset() }
         do {
             while try step() {}
         } catch let error as DatabaseError where error.arguments?.isEmpty == true {
             throw DatabaseError(resultCode: error.extendedResultCode, message: error.message, sql: error.sql,
-                                arguments: StatementArguments(values: values),
-                                publicStatementArguments: error.publicStatementArguments)
+                                arguments: arguments(), publicStatementArguments: error.publicStatementArguments)
         }
     }
 

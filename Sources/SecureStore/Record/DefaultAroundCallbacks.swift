@@ -42,6 +42,15 @@ final class DefaultAroundCallbacks {
         static let update = Kinds(rawValue: 1 << 1)
         /// `aroundSave`.
         static let save = Kinds(rawValue: 1 << 2)
+        /// Not a callback: a plain insert of the type may bind its values
+        /// as they are encoded (the `insert(_:onConflict:)` of `Encodable`
+        /// ``PersistableRecord`` types): its `around` insert and save
+        /// callbacks are the defaults, and so are `didInsert` and
+        /// `didSave`, so that nothing reads the insert's container.
+        static let bindingInsert = Kinds(rawValue: 1 << 3)
+        /// Not a callback: a plain insert of the type was watched for
+        /// `bindingInsert`, which holds or never will.
+        static let bindingInsertChecked = Kinds(rawValue: 1 << 4)
     }
 
     // No runtime exclusivity checks (two per question otherwise): only the

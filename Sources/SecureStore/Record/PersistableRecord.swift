@@ -151,7 +151,7 @@ extension MutablePersistableRecord {
         _ = try save()
     }
     /// Does nothing.
-    public func didSave(_ saved: PersistenceSuccess) {}
+    public func didSave(_ saved: PersistenceSuccess) { RecordEncoder.noteDefaultCallback(.didSave) }
     /// Does nothing.
     public func willDelete(_ db: Database) throws {}
     /// Calls `delete`.
@@ -522,7 +522,7 @@ extension PersistableRecord {
     /// Does nothing.
     public func willInsert(_ db: Database) throws {}
     /// Does nothing.
-    public func didInsert(_ inserted: InsertionSuccess) {}
+    public func didInsert(_ inserted: InsertionSuccess) { RecordEncoder.noteDefaultCallback(.didInsert) }
 
     /// Inserts the record.
     public func insert(_ db: Database, onConflict conflictResolution: Database.ConflictResolution? = nil) throws {

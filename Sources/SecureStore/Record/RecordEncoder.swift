@@ -37,10 +37,16 @@ final class RecordEncoder: Encoder, ThreadLocalReusable {
         func start(_ recordType: any EncodableRecord.Type) {
             count = 0
             followsPrevious = true
+            binding = nil
+            recordsStarted &+= 1
             self.recordType = recordType
             let strategy = recordType.databaseColumnEncodingStrategy
             columnStrategy = strategy.isDefault ? nil : strategy
         }
+
+        /// How many records this box started, for a probe: it never
+        /// changes what a record being encoded uses.
+        @exclusivity(unchecked) private(set) var recordsStarted: UInt = 0
 
         /// The column of a coding key.
         @inline(__always)
@@ -74,12 +80,52 @@ final class RecordEncoder: Encoder, ThreadLocalReusable {
             return container
         }
 
+        /// The INSERT whose statement the values go to as they come, in
+        /// the order of its columns, instead of the container
+        /// (unretained: the caller holds it).
+        @exclusivity(unchecked) private var binding: Unmanaged<CachedInsert>?
+        /// False once a column was not the INSERT's next one, or a value
+        /// could not be bound.
+        @exclusivity(unchecked) private var bindingHolds = true
+
+        /// Starts a record whose values are bound to `insert`'s statement
+        /// as they are encoded. The container is left as it is.
+        func start(_ recordType: any EncodableRecord.Type, binding insert: Unmanaged<CachedInsert>) {
+            start(recordType)
+            insert._withUnsafeGuaranteedRef { $0.statement.startBindingOneByOne() }
+            binding = insert
+            bindingHolds = true
+        }
+
+        /// Ends a bound record: true if its columns were exactly the
+        /// INSERT's, in order, each value bound.
+        func finishBinding() -> Bool {
+            guard let insert = binding else { return false }
+            binding = nil
+            return bindingHolds && insert._withUnsafeGuaranteedRef { count == $0.columns.count }
+        }
+
+        /// Binds a value to the INSERT's next column, if `column` is it.
+        private func bind(_ value: borrowing DatabaseValue, forColumn column: String, in insert: CachedInsert) {
+            let columns = insert.columns
+            guard bindingHolds, count < columns.count, columns[count] == column else {
+                bindingHolds = false
+                return
+            }
+            count += 1
+            if insert.statement.bindOne(value, at: CInt(count)) != 0 { bindingHolds = false }
+        }
+
         /// Sets a column's value. A key that repeats the previous record's
         /// key at the same position, after keys that all did, cannot be
         /// a duplicate of this record's earlier keys: its value replaces
         /// the previous record's, without a search (a string comparison
         /// per earlier column).
         func set(_ value: consuming DatabaseValue, forColumn column: String) {
+            if let binding {
+                binding._withUnsafeGuaranteedRef { bind(value, forColumn: column, in: $0) }
+                return
+            }
             if followsPrevious {
                 if count < container.columns.count, container.columns[count] == column {
                     container.replaceValue(at: count, with: value)
@@ -110,22 +156,78 @@ final class RecordEncoder: Encoder, ThreadLocalReusable {
     /// this encoder.
     var isLent = false
 
+    /// What a plain insert was seen to run on this thread, since
+    /// ``startInsertProbe()``: which default callbacks.
+    struct InsertProbe: OptionSet {
+        let rawValue: UInt8
+        /// The default `didInsert` of ``PersistableRecord``.
+        static let didInsert = InsertProbe(rawValue: 1 << 0)
+        /// The default `didSave`.
+        static let didSave = InsertProbe(rawValue: 1 << 1)
+    }
+    private var insertProbe: InsertProbe = []
+    /// The box's count of records when the probe started.
+    private var recordsBeforeProbe: UInt = 0
+
+    /// Forgets what the last insert on this thread was seen to run.
+    static func startInsertProbe() {
+        cache.withExistingObject { encoder in
+            encoder.insertProbe = []
+            encoder.recordsBeforeProbe = encoder.box.recordsStarted
+        }
+    }
+
+    /// Notes that a default callback ran, for a probe.
+    static func noteDefaultCallback(_ callback: InsertProbe) {
+        cache.withExistingObject { $0.insertProbe.insert(callback) }
+    }
+
+    /// True if, since ``startInsertProbe()``, the default `didInsert` and
+    /// `didSave` ran, and this thread's encoder encoded a record, the last
+    /// of `type` (its `encode(to: inout PersistenceContainer)` is the
+    /// `Encodable` one, which runs this encoder).
+    static func insertProbeFound(_ type: Any.Type) -> Bool {
+        var found = false
+        cache.withExistingObject { encoder in
+            found = encoder.insertProbe.contains([.didInsert, .didSave])
+                && encoder.box.recordsStarted != encoder.recordsBeforeProbe
+                && ObjectIdentifier(encoder.box.recordType) == ObjectIdentifier(type)
+        }
+        return found
+    }
+
     /// The columns and values of `record`.
     static func persistenceContainer<Record: EncodableRecord & Encodable>(of record: Record) throws -> PersistenceContainer {
+        try encode(record, start: { $0.start(Record.self) }, finish: { $0.finish() })
+    }
+
+    /// Binds `record`'s values to `insert`'s statement as they are
+    /// encoded: true if its columns are the INSERT's, in the same order.
+    /// False leaves the statement to be bound again.
+    static func bind<Record: EncodableRecord & Encodable>(_ record: Record, to insert: Unmanaged<CachedInsert>) throws -> Bool {
+        try encode(record, start: { $0.start(Record.self, binding: insert) }, finish: { $0.finishBinding() })
+    }
+
+    /// Encodes `record` with this thread's encoder, between `start` and
+    /// `finish` of its box (`finish` runs after an error too).
+    @inline(__always)
+    private static func encode<Record: Encodable, Result>(
+        _ record: Record, start: (Box) -> Void, finish: (Box) -> Result
+    ) throws -> Result {
         try cache.withObject { encoder in
             // The box is reached unretained: the encoder holds it (a
             // `let`). Reached as `encoder.box`, it was retained and
             // released around each of the two calls (four atomic
             // operations per record).
             let box = Unmanaged.passUnretained(encoder.box)
-            box._withUnsafeGuaranteedRef { $0.start(Record.self) }
+            box._withUnsafeGuaranteedRef(start)
             do {
                 try record.encode(to: encoder)
             } catch {
-                _ = box._withUnsafeGuaranteedRef { $0.finish() }
+                _ = box._withUnsafeGuaranteedRef(finish)
                 throw error
             }
-            return box._withUnsafeGuaranteedRef { $0.finish() }
+            return box._withUnsafeGuaranteedRef(finish)
         }
     }
 

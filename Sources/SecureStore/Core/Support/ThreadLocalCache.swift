@@ -70,6 +70,14 @@ final class ThreadLocalCache<Object: ThreadLocalReusable>: Sendable {
         }
     }
 
+    /// Calls `body` with this thread's object, lent or not, if the
+    /// thread has one.
+    @inline(__always)
+    func withExistingObject(_ body: (Object) -> Void) {
+        guard let pointer = pthread_getspecific(key) else { return }
+        Unmanaged<Object>.fromOpaque(pointer)._withUnsafeGuaranteedRef(body)
+    }
+
     @inline(__always)
     private func lend<Result>(_ object: Object, to body: (Object) throws -> Result) rethrows -> Result {
         object.isLent = true
