@@ -96,14 +96,10 @@ extension Database {
     /// is prepared (record types have one table).
     func cachedInsert(for type: Any.Type, table tableName: () -> String, columns: [String],
                       conflictResolution: Database.ConflictResolution = .abort) throws -> CachedInsert {
-        try validateSchemaCache()
-        let key = ObjectIdentifier(type)
-        if let last = schemaCache.lastInsert, last.type == key, last.insert.columns == columns,
-           last.insert.conflictResolution == conflictResolution { return last.insert }
-        if let cached = schemaCache.inserts[key], cached.columns == columns, cached.conflictResolution == conflictResolution {
-            schemaCache.lastInsert = (key, cached)
+        if let cached = try lastInsert(of: type, conflictResolution: conflictResolution), cached.columns == columns {
             return cached
         }
+        let key = ObjectIdentifier(type)
         let table = tableName()
         let sql = Database.insertSQL(table: table, columns: columns, conflictResolution: conflictResolution)
         let cached = CachedInsert(columns: columns, statement: try makeStatement(sql: sql),

@@ -372,7 +372,7 @@ public final class Statement {
         boundArguments = arguments
     }
 
-    /// Starts a binding of one value at a time (`bindOne(_:at:)`).
+    /// Starts a binding of one value at a time (`bind(_:at:)`).
     func startBindingOneByOne() {
         startBinding()
         startArgumentBytes()
@@ -387,11 +387,6 @@ public final class Statement {
             sqlite3_reset(sqliteStatement)
             isStepped = false
         }
-    }
-
-    /// Binds `value` to parameter `index`: SQLite's code.
-    func bindOne(_ value: borrowing DatabaseValue, at index: CInt) -> CInt {
-        withUnsafePointer(to: value) { bind(valueAt: $0, at: index) }
     }
 
     /// Runs the statement bound one value at a time. A failure reports
@@ -435,7 +430,8 @@ public final class Statement {
     /// A valid address for zero bytes.
     nonisolated(unsafe) private static let emptyBytes = UnsafeMutableRawPointer.allocate(byteCount: 1, alignment: 1)
 
-    private func bind(_ value: DatabaseValue, at index: CInt) -> CInt {
+    /// Binds `value` to parameter `index`: SQLite's code.
+    func bind(_ value: DatabaseValue, at index: CInt) -> CInt {
         withUnsafePointer(to: value) { bind(valueAt: $0, at: index) }
     }
 

@@ -113,7 +113,7 @@ final class RecordEncoder: Encoder, ThreadLocalReusable {
                 return
             }
             count += 1
-            if insert.statement.bindOne(value, at: CInt(count)) != 0 { bindingHolds = false }
+            if insert.statement.bind(value, at: CInt(count)) != 0 { bindingHolds = false }
         }
 
         /// Sets a column's value. A key that repeats the previous record's
