@@ -117,11 +117,25 @@ final class BindingInsertTests: TracedQueueTestCase {
         func encode(to container: inout PersistenceContainer) throws { container["label"] = "own " + label }
     }
 
+    /// Every integer width, Float, optionals of them, and texts that are
+    /// empty, hold a NUL, or come from `NSString`.
+    private struct Widths: Codable, PersistableRecord {
+        static let databaseTableName = "widths"
+        var id: Int
+        var i8: Int8, i16: Int16, i32: Int32, i64: Int64
+        var u8: UInt8, u16: UInt16, u32: UInt32
+        var float: Float, flag: Bool
+        var maybeInt: Int?, maybeFlag: Bool?, maybeFloat: Float?
+        var empty: String, withNul: String, bridged: String
+    }
+
     override func setUpSchema(_ db: Database) throws {
         try db.execute(sql: """
             CREATE TABLE sample (id INTEGER PRIMARY KEY, name TEXT NOT NULL, score REAL, flag BOOLEAN NOT NULL,
                                  payload BLOB, note TEXT DEFAULT 'default note', day DATETIME NOT NULL);
-            CREATE TABLE other (id INTEGER PRIMARY KEY, label TEXT NOT NULL UNIQUE)
+            CREATE TABLE other (id INTEGER PRIMARY KEY, label TEXT NOT NULL UNIQUE);
+            CREATE TABLE widths (id INTEGER PRIMARY KEY, i8, i16, i32, i64, u8, u16, u32, float, flag,
+                                 maybeInt, maybeFlag, maybeFloat, empty, withNul, bridged)
             """)
         Self.log.value = []
     }
@@ -245,5 +259,35 @@ final class BindingInsertTests: TracedQueueTestCase {
         })
         XCTAssertEqual(try dbQueue.read { try String.fetchAll($0, sql: "SELECT label FROM other WHERE label LIKE 'own %' ORDER BY id") },
                        ["own 1", "own 2", "own 3"])
+    }
+
+    /// Each value binds as its `databaseValue` would: the first record of
+    /// the type goes through its container, the next ones bind as they
+    /// are encoded, and all read back alike (storage class and value).
+    func testEveryDirectlyBoundTypeBindsAsItsDatabaseValue() throws {
+        let bridged = NSString(string: "bridged ✓").appending(" text")
+        func widths(_ id: Int, extreme: Bool) -> Widths {
+            Widths(id: id, i8: extreme ? .min : 8, i16: extreme ? .min : -16, i32: extreme ? .max : 32,
+                   i64: extreme ? .min : 64, u8: extreme ? .max : 0, u16: extreme ? .max : 16, u32: extreme ? .max : 32,
+                   float: extreme ? -8_388_607.5 : 0.5, flag: extreme,
+                   maybeInt: extreme ? .max : nil, maybeFlag: extreme ? false : nil, maybeFloat: extreme ? 1.25 : nil,
+                   empty: "", withNul: "a\u{0}b", bridged: bridged)
+        }
+        let records = [widths(1, extreme: false), widths(2, extreme: true), widths(3, extreme: false), widths(4, extreme: true)]
+        try dbQueue.write { db in
+            for record in records { try record.insert(db) }
+        }
+        let columns = "i8, i16, i32, i64, u8, u16, u32, float, flag, maybeInt, maybeFlag, maybeFloat, empty, withNul, bridged"
+        let described = columns.split(separator: ",").map { "typeof(\($0)) || ':' || quote(\($0))" }.joined(separator: " || ' ' || ")
+        let rows = try dbQueue.read { try String.fetchAll($0, sql: "SELECT \(described) FROM widths ORDER BY id") }
+        let plain = "integer:8 integer:-16 integer:32 integer:64 integer:0 integer:16 integer:32 real:0.5 integer:0 "
+            + "null:NULL null:NULL null:NULL text:'' text:'a' text:'bridged ✓ text'"
+        let extreme = "integer:-128 integer:-32768 integer:2147483647 integer:-9223372036854775808 integer:255 integer:65535 "
+            + "integer:4294967295 real:-8388607.5 integer:1 integer:9223372036854775807 integer:0 real:1.25 "
+            + "text:'' text:'a' text:'bridged ✓ text'"
+        XCTAssertEqual(rows, [plain, extreme, plain, extreme])
+        // quote() stops at the NUL: the text's length and bytes tell.
+        XCTAssertEqual(try dbQueue.read { try String.fetchAll($0, sql: "SELECT length(CAST(withNul AS BLOB)) || hex(withNul) FROM widths") },
+                       ["3610062", "3610062", "3610062", "3610062"])
     }
 }

@@ -200,7 +200,7 @@ public final class Statement {
     /// Binds text or blob bytes: from a copy in the argument buffer
     /// (SQLITE_STATIC), or, when the buffer is full, from a copy SQLite
     /// makes (SQLITE_TRANSIENT).
-    private func bindBytes(_ bytes: UnsafeRawBufferPointer, at index: CInt, asText: Bool) -> CInt {
+    func bindBytes(_ bytes: UnsafeRawBufferPointer, at index: CInt, asText: Bool) -> CInt {
         argumentBytesWanted += bytes.count
         let address: UnsafeRawPointer
         let destructor: sqlite3_destructor_type?
@@ -442,10 +442,7 @@ public final class Statement {
         case .null, .int64, .double:
             return value.pointee.bind(to: sqliteStatement, at: index)
         case .string(let string):
-            // A native string is read in place; only another (a bridged
-            // one) needs a contiguous copy first.
-            return string.utf8.withContiguousStorageIfAvailable { bindBytes(UnsafeRawBufferPointer($0), at: index, asText: true) }
-                ?? { var contiguous = string; return contiguous.withUTF8 { bindBytes(UnsafeRawBufferPointer($0), at: index, asText: true) } }()
+            return bind(text: string, at: index)
         case .blob(let data):
             // A NULL pointer would bind NULL: an empty BLOB needs another.
             guard !data.isEmpty else { return sqlite3_bind_blob(sqliteStatement, index, Statement.emptyBytes, 0, nil) }

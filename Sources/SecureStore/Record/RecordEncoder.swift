@@ -106,14 +106,23 @@ final class RecordEncoder: Encoder, ThreadLocalReusable {
         }
 
         /// Binds a value to the INSERT's next column, if `column` is it.
-        private func bind(_ value: borrowing DatabaseValue, forColumn column: String, in insert: CachedInsert) {
+        @inline(__always)
+        private func bind(forColumn column: String, in insert: CachedInsert, _ bind: (Statement, CInt) -> CInt) {
             let columns = insert.columns
             guard bindingHolds, count < columns.count, columns[count] == column else {
                 bindingHolds = false
                 return
             }
             count += 1
-            if insert.statement.bind(value, at: CInt(count)) != 0 { bindingHolds = false }
+            if bind(insert.statement, CInt(count)) != 0 { bindingHolds = false }
+        }
+
+        /// Sets a column's value that binds as it is: to the INSERT, when
+        /// binding, without making a ``DatabaseValue``.
+        @inline(__always)
+        func set<Value: DirectlyBoundValue>(_ value: Value, forColumn column: String) {
+            guard let binding else { return set(value.databaseValue, forColumn: column) }
+            binding._withUnsafeGuaranteedRef { bind(forColumn: column, in: $0) { value.bind(to: $0, at: $1) } }
         }
 
         /// Sets a column's value. A key that repeats the previous record's
@@ -123,7 +132,7 @@ final class RecordEncoder: Encoder, ThreadLocalReusable {
         /// per earlier column).
         func set(_ value: consuming DatabaseValue, forColumn column: String) {
             if let binding {
-                binding._withUnsafeGuaranteedRef { bind(value, forColumn: column, in: $0) }
+                binding._withUnsafeGuaranteedRef { bind(forColumn: column, in: $0) { $0.bind(value, at: $1) } }
                 return
             }
             if followsPrevious {
@@ -292,19 +301,20 @@ struct RecordKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
         try box.set(encoding: value, forKey: key)
     }
 
-    // The common types skip the dynamic cast of the generic method.
-    mutating func encode(_ value: Bool, forKey key: Key) throws { box.set(value.databaseValue, forColumn: box.column(forKey: key)) }
-    mutating func encode(_ value: String, forKey key: Key) throws { box.set(value.databaseValue, forColumn: box.column(forKey: key)) }
-    mutating func encode(_ value: Double, forKey key: Key) throws { box.set(value.databaseValue, forColumn: box.column(forKey: key)) }
-    mutating func encode(_ value: Float, forKey key: Key) throws { box.set(value.databaseValue, forColumn: box.column(forKey: key)) }
-    mutating func encode(_ value: Int, forKey key: Key) throws { box.set(value.databaseValue, forColumn: box.column(forKey: key)) }
-    mutating func encode(_ value: Int8, forKey key: Key) throws { box.set(value.databaseValue, forColumn: box.column(forKey: key)) }
-    mutating func encode(_ value: Int16, forKey key: Key) throws { box.set(value.databaseValue, forColumn: box.column(forKey: key)) }
-    mutating func encode(_ value: Int32, forKey key: Key) throws { box.set(value.databaseValue, forColumn: box.column(forKey: key)) }
-    mutating func encode(_ value: Int64, forKey key: Key) throws { box.set(value.databaseValue, forColumn: box.column(forKey: key)) }
-    mutating func encode(_ value: UInt8, forKey key: Key) throws { box.set(value.databaseValue, forColumn: box.column(forKey: key)) }
-    mutating func encode(_ value: UInt16, forKey key: Key) throws { box.set(value.databaseValue, forColumn: box.column(forKey: key)) }
-    mutating func encode(_ value: UInt32, forKey key: Key) throws { box.set(value.databaseValue, forColumn: box.column(forKey: key)) }
+    // The common types skip the dynamic cast of the generic method, and
+    // bind as they are when the values go straight to an INSERT.
+    mutating func encode(_ value: Bool, forKey key: Key) throws { box.set(value, forColumn: box.column(forKey: key)) }
+    mutating func encode(_ value: String, forKey key: Key) throws { box.set(value, forColumn: box.column(forKey: key)) }
+    mutating func encode(_ value: Double, forKey key: Key) throws { box.set(value, forColumn: box.column(forKey: key)) }
+    mutating func encode(_ value: Float, forKey key: Key) throws { box.set(value, forColumn: box.column(forKey: key)) }
+    mutating func encode(_ value: Int, forKey key: Key) throws { box.set(value, forColumn: box.column(forKey: key)) }
+    mutating func encode(_ value: Int8, forKey key: Key) throws { box.set(value, forColumn: box.column(forKey: key)) }
+    mutating func encode(_ value: Int16, forKey key: Key) throws { box.set(value, forColumn: box.column(forKey: key)) }
+    mutating func encode(_ value: Int32, forKey key: Key) throws { box.set(value, forColumn: box.column(forKey: key)) }
+    mutating func encode(_ value: Int64, forKey key: Key) throws { box.set(value, forColumn: box.column(forKey: key)) }
+    mutating func encode(_ value: UInt8, forKey key: Key) throws { box.set(value, forColumn: box.column(forKey: key)) }
+    mutating func encode(_ value: UInt16, forKey key: Key) throws { box.set(value, forColumn: box.column(forKey: key)) }
+    mutating func encode(_ value: UInt32, forKey key: Key) throws { box.set(value, forColumn: box.column(forKey: key)) }
 
     // Optional properties are written as NULL rather than skipped, so that
     // an update clears them.
@@ -325,6 +335,10 @@ struct RecordKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
     mutating func encodeIfPresent(_ value: UInt16?, forKey key: Key) throws { try encodeOptional(value, key) }
     mutating func encodeIfPresent(_ value: UInt32?, forKey key: Key) throws { try encodeOptional(value, key) }
     mutating func encodeIfPresent(_ value: UInt64?, forKey key: Key) throws { try encodeOptional(value, key) }
+
+    private mutating func encodeOptional<T: DirectlyBoundValue>(_ value: T?, _ key: Key) throws {
+        if let value { box.set(value, forColumn: box.column(forKey: key)) } else { try encodeNil(forKey: key) }
+    }
 
     private mutating func encodeOptional<T: DatabaseValueConvertible>(_ value: T?, _ key: Key) throws {
         box.set(value?.databaseValue ?? .null, forColumn: box.column(forKey: key))

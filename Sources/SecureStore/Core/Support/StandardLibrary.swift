@@ -51,7 +51,7 @@ extension StatementColumnConvertible where Self: FixedWidthInteger {
     }
 }
 
-extension Int: DatabaseValueConvertible, StatementColumnConvertible {
+extension Int: DatabaseValueConvertible, StatementColumnConvertible, DirectlyBoundValue {
     // Concrete versions of the generic integer path: the generic one is not
     // specialized across modules, and costs several times more per column.
     /// The column's value read straight from the statement; nil for NULL or a value of another type.
@@ -60,10 +60,10 @@ extension Int: DatabaseValueConvertible, StatementColumnConvertible {
         self = Int(value)
     }
 }
-extension Int8: DatabaseValueConvertible, StatementColumnConvertible {}
-extension Int16: DatabaseValueConvertible, StatementColumnConvertible {}
-extension Int32: DatabaseValueConvertible, StatementColumnConvertible {}
-extension Int64: DatabaseValueConvertible, StatementColumnConvertible {
+extension Int8: DatabaseValueConvertible, StatementColumnConvertible, DirectlyBoundValue {}
+extension Int16: DatabaseValueConvertible, StatementColumnConvertible, DirectlyBoundValue {}
+extension Int32: DatabaseValueConvertible, StatementColumnConvertible, DirectlyBoundValue {}
+extension Int64: DatabaseValueConvertible, StatementColumnConvertible, DirectlyBoundValue {
     /// Accepts integers, and reals in range, truncated toward zero.
     public static func fromDatabaseValue(_ dbValue: DatabaseValue) -> Int64? {
         switch dbValue.storage {
@@ -86,14 +86,14 @@ extension Int64: DatabaseValueConvertible, StatementColumnConvertible {
     }
 }
 extension UInt: DatabaseValueConvertible, StatementColumnConvertible {}
-extension UInt8: DatabaseValueConvertible, StatementColumnConvertible {}
-extension UInt16: DatabaseValueConvertible, StatementColumnConvertible {}
-extension UInt32: DatabaseValueConvertible, StatementColumnConvertible {}
+extension UInt8: DatabaseValueConvertible, StatementColumnConvertible, DirectlyBoundValue {}
+extension UInt16: DatabaseValueConvertible, StatementColumnConvertible, DirectlyBoundValue {}
+extension UInt32: DatabaseValueConvertible, StatementColumnConvertible, DirectlyBoundValue {}
 extension UInt64: DatabaseValueConvertible, StatementColumnConvertible {}
 
 // MARK: Bool, Double, Float
 
-extension Bool: DatabaseValueConvertible, StatementColumnConvertible {
+extension Bool: DatabaseValueConvertible, StatementColumnConvertible, DirectlyBoundValue {
     /// Stored as the integer 1 or 0.
     public var databaseValue: DatabaseValue { DatabaseValue(storage: .int64(self ? 1 : 0)) }
 
@@ -139,7 +139,7 @@ extension StatementColumnConvertible where Self: BinaryFloatingPoint {
     }
 }
 
-extension Double: DatabaseValueConvertible, StatementColumnConvertible {
+extension Double: DatabaseValueConvertible, StatementColumnConvertible, DirectlyBoundValue {
     /// SQLite's real conversion of the column; nil for NULL.
     @inline(__always)
     public init?(sqliteStatement: SQLiteStatement, index: CInt) {
@@ -148,11 +148,11 @@ extension Double: DatabaseValueConvertible, StatementColumnConvertible {
         self = value
     }
 }
-extension Float: DatabaseValueConvertible, StatementColumnConvertible {}
+extension Float: DatabaseValueConvertible, StatementColumnConvertible, DirectlyBoundValue {}
 
 // MARK: String
 
-extension String: DatabaseValueConvertible, StatementColumnConvertible {
+extension String: DatabaseValueConvertible, StatementColumnConvertible, DirectlyBoundValue {
     /// The value as TEXT.
     public var databaseValue: DatabaseValue { DatabaseValue(storage: .string(self)) }
 
