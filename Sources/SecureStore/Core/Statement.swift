@@ -372,7 +372,8 @@ public final class Statement {
         boundArguments = arguments
     }
 
-    /// Starts a binding of one value at a time (`bind(_:at:)`).
+    /// Starts a binding of one value at a time (`bind(_:at:)`, or
+    /// `bind(integer:at:)`, `bind(real:at:)` and `bind(text:at:)`).
     func startBindingOneByOne() {
         startBinding()
         startArgumentBytes()
