@@ -129,13 +129,36 @@ final class BindingInsertTests: TracedQueueTestCase {
         var empty: String, withNul: String, bridged: String
     }
 
+    /// A record that runs `meanwhile` between its two values: after its
+    /// first value was bound, before its second.
+    private struct Nesting: Encodable, PersistableRecord {
+        static let databaseTableName = "nesting"
+        var label: String
+        var meanwhile: (() throws -> Void)?
+
+        init(_ label: String, meanwhile: (() throws -> Void)? = nil) {
+            self.label = label
+            self.meanwhile = meanwhile
+        }
+
+        private enum CodingKeys: String, CodingKey { case label, echo }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(label, forKey: .label)
+            try meanwhile?()
+            try container.encode(label + "!", forKey: .echo)
+        }
+    }
+
     override func setUpSchema(_ db: Database) throws {
         try db.execute(sql: """
             CREATE TABLE sample (id INTEGER PRIMARY KEY, name TEXT NOT NULL, score REAL, flag BOOLEAN NOT NULL,
                                  payload BLOB, note TEXT DEFAULT 'default note', day DATETIME NOT NULL);
             CREATE TABLE other (id INTEGER PRIMARY KEY, label TEXT NOT NULL UNIQUE);
             CREATE TABLE widths (id INTEGER PRIMARY KEY, i8, i16, i32, i64, u8, u16, u32, float, flag,
-                                 maybeInt, maybeFlag, maybeFloat, empty, withNul, bridged)
+                                 maybeInt, maybeFlag, maybeFloat, empty, withNul, bridged);
+            CREATE TABLE nesting (id INTEGER PRIMARY KEY, label TEXT NOT NULL, echo TEXT NOT NULL)
             """)
         Self.log.value = []
     }
@@ -289,5 +312,40 @@ final class BindingInsertTests: TracedQueueTestCase {
         // quote() stops at the NUL: the text's length and bytes tell.
         XCTAssertEqual(try dbQueue.read { try String.fetchAll($0, sql: "SELECT length(CAST(withNul AS BLOB)) || hex(withNul) FROM widths") },
                        ["3610062", "3610062", "3610062", "3610062"])
+    }
+
+    /// Records inserted by a record's own `encode(to:)` while its values
+    /// are being bound, or by a SQL function while its INSERT runs: of its
+    /// own type, of another, after a change of the schema that empties
+    /// the connection's cache of INSERTs. Each record keeps its values.
+    func testRecordsInsertedWhileARecordIsBeingBound() throws {
+        try dbQueue.write { db in
+            nonisolated(unsafe) let connection = db
+            db.add(function: DatabaseFunction("insertNesting", argumentCount: 1) { values in
+                try Nesting(String.fromDatabaseValue(values[0])! + " from trigger").insert(connection)
+                return nil
+            })
+            try db.execute(sql: """
+                CREATE TRIGGER nestingTrigger AFTER INSERT ON nesting WHEN new.label = '7'
+                BEGIN SELECT insertNesting(new.label); END
+                """)
+            try Other(label: "o1").insert(db)
+            try Other(label: "o2").insert(db)
+            try Nesting("1").insert(db)
+            try Nesting("2").insert(db)
+            try Nesting("3") { try Nesting("3 inner").insert(db) }.insert(db)
+            try Nesting("4") { try Other(label: "o4").insert(db) }.insert(db)
+            try Nesting("5") {
+                try db.execute(sql: "CREATE TABLE later (x)")
+                try Nesting("5 inner").insert(db)
+            }.insert(db)
+            try Nesting("6").insert(db)
+            try Nesting("7").insert(db)
+            try Nesting("8").insert(db)
+        }
+        XCTAssertEqual(try dbQueue.read { try String.fetchAll($0, sql: "SELECT label || ' ' || echo FROM nesting ORDER BY id") },
+                       ["1 1!", "2 2!", "3 inner 3 inner!", "3 3!", "4 4!", "5 inner 5 inner!", "5 5!", "6 6!",
+                        "7 7!", "7 from trigger 7 from trigger!", "8 8!"])
+        XCTAssertEqual(try dbQueue.read { try String.fetchAll($0, sql: "SELECT label FROM other ORDER BY id") }, ["o1", "o2", "o4"])
     }
 }

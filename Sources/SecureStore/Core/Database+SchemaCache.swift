@@ -21,9 +21,10 @@ final class SchemaCache {
     /// The INSERT statements of record types (the last column list used).
     var inserts: [ObjectIdentifier: CachedInsert] = [:]
     /// The last one used, found without hashing: inserts come in runs of
-    /// one record type. Exclusivity is not checked at run time (it cost
-    /// as much as the lookup): only `cachedInsert` and `clear` touch it.
-    @exclusivity(unchecked) var lastInsert: (type: ObjectIdentifier, insert: CachedInsert)?
+    /// one record type. Unretained: `inserts` holds it, and both change
+    /// together. Exclusivity is not checked at run time (it cost as much
+    /// as the lookup): only `cachedInsert` and `clear` touch it.
+    @exclusivity(unchecked) var lastInsert: (type: ObjectIdentifier, insert: Unmanaged<CachedInsert>)?
     enum Effect: Int {
         case none = 0
         /// BEGIN, COMMIT, ROLLBACK, SAVEPOINT, RELEASE.
@@ -36,8 +37,8 @@ final class SchemaCache {
         columns.removeAll()
         primaryKeys.removeAll()
         isView.removeAll()
-        inserts.removeAll()
         lastInsert = nil
+        inserts.removeAll()
         version = nil
         needsCheck = true
     }
@@ -64,6 +65,11 @@ final class CachedInsert {
     let conflictResolution: Database.ConflictResolution
     /// The position of `rowIDColumn` in `columns`, if the record gives it.
     let rowIDIndex: Int?
+    /// True while a record's values are bound to the statement as they
+    /// are encoded, until it has run: a record inserted meanwhile (by the
+    /// record's own `encode(to:)`) takes another statement, and leaves
+    /// the values bound so far in place.
+    @exclusivity(unchecked) var isBeingBound = false
 
     init(columns: [String], statement: Statement, rowIDColumn: String?, conflictResolution: Database.ConflictResolution) {
         self.columns = columns
@@ -96,8 +102,9 @@ extension Database {
     /// is prepared (record types have one table).
     func cachedInsert(for type: Any.Type, table tableName: () -> String, columns: [String],
                       conflictResolution: Database.ConflictResolution = .abort) throws -> CachedInsert {
-        if let cached = try lastInsert(of: type, conflictResolution: conflictResolution), cached.columns == columns {
-            return cached
+        if let last = try lastInsert(of: type, conflictResolution: conflictResolution) {
+            let cached = last.takeUnretainedValue()
+            if cached.columns == columns { return cached }
         }
         let key = ObjectIdentifier(type)
         let table = tableName()
@@ -105,23 +112,30 @@ extension Database {
         let cached = CachedInsert(columns: columns, statement: try makeStatement(sql: sql),
                                   rowIDColumn: try primaryKey(table).rowIDColumn, conflictResolution: conflictResolution)
         schemaCache.inserts[key] = cached
-        schemaCache.lastInsert = (key, cached)
+        schemaCache.lastInsert = (key, .passUnretained(cached))
         return cached
     }
 
     /// The INSERT the last record of `type` used, if it had this conflict
-    /// resolution and the schema has not changed since: found without
-    /// hashing when the last record inserted was of `type`.
-    func lastInsert(of type: Any.Type, conflictResolution: Database.ConflictResolution) throws -> CachedInsert? {
+    /// resolution and the schema has not changed since, and no record's
+    /// values are being bound to it: found without hashing when the last
+    /// record inserted was of `type`.
+    ///
+    /// Unretained: the schema cache holds it until its next change, and a
+    /// caller that runs code which could change it (a record's
+    /// `encode(to:)`) holds it first.
+    func lastInsert(of type: Any.Type, conflictResolution: Database.ConflictResolution) throws -> Unmanaged<CachedInsert>? {
         try validateSchemaCache()
         let key = ObjectIdentifier(type)
         if let last = schemaCache.lastInsert, last.type == key {
-            return last.insert.conflictResolution == conflictResolution ? last.insert : nil
+            let usable = last.insert._withUnsafeGuaranteedRef { $0.conflictResolution == conflictResolution && !$0.isBeingBound }
+            return usable ? last.insert : nil
         }
         // Records of several types in turn (a parent, then its children).
-        guard let cached = schemaCache.inserts[key], cached.conflictResolution == conflictResolution else { return nil }
-        schemaCache.lastInsert = (key, cached)
-        return cached
+        guard let cached = schemaCache.inserts[key], cached.conflictResolution == conflictResolution,
+              !cached.isBeingBound else { return nil }
+        schemaCache.lastInsert = (key, .passUnretained(cached))
+        return .passUnretained(cached)
     }
 
     /// `INSERT [OR ...] INTO "table" ("a", "b") VALUES (?,?)`, or `DEFAULT

@@ -43,6 +43,9 @@ public final class Database {
     /// The record types whose `around` persistence callbacks are the
     /// defaults, which the records' writes then skip.
     let defaultAroundCallbacks = DefaultAroundCallbacks()
+    /// The encoder of the records whose values this connection binds to
+    /// its cached INSERTs as they are encoded.
+    let bindingEncoder = RecordEncoder.Binding()
     /// Classifies statements as they compile (schema changes,
     /// transactions, statements a migration may not run).
     let authorizer: StatementAuthorizer
@@ -282,6 +285,7 @@ public final class Database {
     private func releaseStatementsAndHooks() {
         statementCache.removeAll()
         schemaCache.clear()
+        bindingEncoder.releaseInsert()
         StatementAuthorizer.unregister(on: sqliteConnection)
         authorizer.broker?.uninstallHooks(sqliteConnection)
         authorizer.broker = nil

@@ -9,9 +9,14 @@
 // record's container is its `Encodable` form), the record's values go
 // straight to the INSERT the previous record of its type used, as the
 // encoder produces them, in the order of its columns: integers, reals
-// and texts without a `DatabaseValue` (`Statement+TypedBinding.swift`).
-// About 1,180 instructions per row less in the benchmark's Codable record
-// insert (BENCHMARKS.md).
+// and texts without a `DatabaseValue` (`Statement+TypedBinding.swift`),
+// by the connection's own encoder (`RecordEncoder.Binding`). About 1,330
+// instructions per row less in the benchmark's Codable record insert
+// (BENCHMARKS.md).
+//
+// A record inserted while another's values are being bound (by that
+// record's own `encode(to:)`, or a SQL function while its INSERT runs)
+// takes another statement: the values bound so far stay in place.
 //
 // A connection learns which record types qualify from a plain insert of
 // each (`DefaultAroundCallbacks`). A record whose columns are not the
@@ -53,15 +58,9 @@ extension PersistableRecord where Self: Encodable {
         try willInsert(db)
         let resolution = conflictResolution ?? Self.persistenceConflictPolicy.conflictResolutionForInsert
         if let insert = try db.lastInsert(of: Self.self, conflictResolution: resolution) {
-            // Reached unretained: `insert` holds it until the end.
-            let unretained = Unmanaged.passUnretained(insert)
-            let inserted = try withExtendedLifetime(insert) {
-                guard try RecordEncoder.bind(self, to: unretained) else { return false }
-                try unretained._withUnsafeGuaranteedRef {
-                    // An error reports the values, made again only then.
-                    try $0.statement.executeBoundOneByOne { try persistenceContainer().values }
-                }
-                return true
+            let inserted = try RecordEncoder.bind(self, to: insert, with: db.bindingEncoder) { statement in
+                // An error reports the values, made again only then.
+                try statement.executeBoundOneByOne { try persistenceContainer().values }
             }
             if inserted { return }
         }

@@ -8,7 +8,8 @@
 ///
 /// An encoder is used by one thread at a time: it is kept by one thread
 /// (`ThreadLocalCache`), and lent to one `persistenceContainer(of:)` call
-/// at a time.
+/// at a time, or kept by one connection (``Binding``), and lent to one
+/// insert that binds values as they are encoded at a time.
 final class RecordEncoder: Encoder, ThreadLocalReusable {
     /// Where the containers write.
     final class Box {
@@ -88,11 +89,28 @@ final class RecordEncoder: Encoder, ThreadLocalReusable {
         /// could not be bound.
         @exclusivity(unchecked) private var bindingHolds = true
 
+        /// The INSERT of the last bound record, held from its start until
+        /// a record is bound to another: the caller reaches it unretained
+        /// (``Database/lastInsert(of:conflictResolution:)``), and the
+        /// record's own code, which runs while it is bound, could drop it
+        /// from the connection's cache. Kept, not retained and released
+        /// for each record (two atomic operations).
+        @exclusivity(unchecked) private var heldInsert: CachedInsert?
+
+        /// Lets go of the last bound record's INSERT.
+        func releaseHeldInsert() { heldInsert = nil }
+
         /// Starts a record whose values are bound to `insert`'s statement
         /// as they are encoded. The container is left as it is.
         func start(_ recordType: any EncodableRecord.Type, binding insert: Unmanaged<CachedInsert>) {
+            if heldInsert.map({ Unmanaged.passUnretained($0).toOpaque() }) != insert.toOpaque() {
+                heldInsert = insert.takeUnretainedValue()
+            }
             start(recordType)
-            insert._withUnsafeGuaranteedRef { $0.statement.startBindingOneByOne() }
+            insert._withUnsafeGuaranteedRef {
+                $0.isBeingBound = true
+                $0.statement.startBindingOneByOne()
+            }
             binding = insert
             bindingHolds = true
         }
@@ -211,10 +229,51 @@ final class RecordEncoder: Encoder, ThreadLocalReusable {
     }
 
     /// Binds `record`'s values to `insert`'s statement as they are
-    /// encoded: true if its columns are the INSERT's, in the same order.
-    /// False leaves the statement to be bound again.
-    static func bind<Record: EncodableRecord & Encodable>(_ record: Record, to insert: Unmanaged<CachedInsert>) throws -> Bool {
-        try encode(record, start: { $0.start(Record.self, binding: insert) }, finish: { $0.finishBinding() })
+    /// encoded, then, if its columns were the INSERT's, in the same order,
+    /// runs `execute` with the statement and returns true. False leaves
+    /// the statement to be bound again.
+    ///
+    /// Uses `binding` (a connection's ``Database/bindingEncoder``), or a
+    /// new encoder when a record being bound with it inserts another. The
+    /// encoder's box holds `insert` from the start of the encoding.
+    static func bind<Record: EncodableRecord & Encodable>(
+        _ record: Record, to insert: Unmanaged<CachedInsert>, with binding: Binding,
+        then execute: (Statement) throws -> Void
+    ) throws -> Bool {
+        let encoder = binding.encoder
+        guard !encoder.isLent else { return try bind(record, to: insert, with: Binding(), then: execute) }
+        encoder.isLent = true
+        // The box holds `insert` from its start on.
+        defer {
+            insert._withUnsafeGuaranteedRef { $0.isBeingBound = false }
+            encoder.isLent = false
+        }
+        let bound = try encode(record, with: encoder, as: binding.existential,
+                               start: { $0.start(Record.self, binding: insert) }, finish: { $0.finishBinding() })
+        guard bound else { return false }
+        // Still lent, so that nothing inserted from `execute` (a SQL
+        // function's code) starts this box with another INSERT.
+        try insert._withUnsafeGuaranteedRef { try execute($0.statement) }
+        return true
+    }
+
+    /// An encoder kept with its `Encoder` existential, made once: passed
+    /// to a record's `encode(to:)` from here, the encoder is not retained
+    /// and released around each record, as the existential made for each
+    /// call is (two atomic operations per record).
+    struct Binding {
+        let encoder: RecordEncoder
+        let existential: any Encoder
+
+        init() {
+            let encoder = RecordEncoder()
+            self.encoder = encoder
+            existential = encoder
+        }
+
+        /// Lets go of the INSERT of the last record bound (its statement),
+        /// before the connection closes.
+        func releaseInsert() { encoder.box.releaseHeldInsert() }
     }
 
     /// Encodes `record` with this thread's encoder, between `start` and
@@ -223,21 +282,27 @@ final class RecordEncoder: Encoder, ThreadLocalReusable {
     private static func encode<Record: Encodable, Result>(
         _ record: Record, start: (Box) -> Void, finish: (Box) -> Result
     ) throws -> Result {
-        try cache.withObject { encoder in
-            // The box is reached unretained: the encoder holds it (a
-            // `let`). Reached as `encoder.box`, it was retained and
-            // released around each of the two calls (four atomic
-            // operations per record).
-            let box = Unmanaged.passUnretained(encoder.box)
-            box._withUnsafeGuaranteedRef(start)
-            do {
-                try record.encode(to: encoder)
-            } catch {
-                _ = box._withUnsafeGuaranteedRef(finish)
-                throw error
-            }
-            return box._withUnsafeGuaranteedRef(finish)
+        try cache.withObject { try encode(record, with: $0, as: $0, start: start, finish: finish) }
+    }
+
+    /// Encodes `record` with `encoder`, which `existential` is.
+    @inline(__always)
+    private static func encode<Record: Encodable, Result>(
+        _ record: Record, with encoder: RecordEncoder, as existential: any Encoder,
+        start: (Box) -> Void, finish: (Box) -> Result
+    ) throws -> Result {
+        // The box is reached unretained: the encoder holds it (a `let`).
+        // Reached as `encoder.box`, it was retained and released around
+        // each of the two calls (four atomic operations per record).
+        let box = Unmanaged.passUnretained(encoder.box)
+        box._withUnsafeGuaranteedRef(start)
+        do {
+            try record.encode(to: existential)
+        } catch {
+            _ = box._withUnsafeGuaranteedRef(finish)
+            throw error
         }
+        return box._withUnsafeGuaranteedRef(finish)
     }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
