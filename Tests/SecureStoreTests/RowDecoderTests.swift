@@ -191,4 +191,114 @@ final class RowDecoderTests: SecureStoreTestCase {
         }
         XCTAssertEqual(Tracked.alive, 0, "the 40 records decoded before the failure were released")
     }
+
+    /// A record's keys are recognized from row to row by their bits when
+    /// their type is small and holds no reference, by their names
+    /// otherwise. Keys of every such kind, asked in an order that changes
+    /// from row to row, each find their own column on every row.
+    func testKeysOfEveryKindFindTheirColumnsOnEveryRow() throws {
+        let dbQueue = try makeEncryptedQueue()
+        try dbQueue.write { db in
+            try db.execute(sql: "CREATE TABLE reading (id INTEGER PRIMARY KEY, kind TEXT, a TEXT, b TEXT, c TEXT, seen DOUBLE)")
+            for (id, kind) in ["ab", "ba", "c", "cab", "ab", "bca", "a", "ab"].enumerated() {
+                try db.execute(sql: "INSERT INTO reading VALUES (?, ?, ?, ?, ?, ?)",
+                               arguments: [id, kind, "a\(id)", "b\(id)", "c\(id)", id % 2 == 0 ? Double(id) : nil])
+            }
+        }
+        try dbQueue.read { db in
+            let expected = try Row.fetchAll(db, sql: "SELECT * FROM reading ORDER BY id").map { row -> [String] in
+                let kind: String = row["kind"]
+                let seen: Double? = row["seen"]
+                return [kind] + kind.map { row[String($0)] as String } + [seen.map { "\($0)" } ?? "nil"]
+            }
+            let sql = "SELECT * FROM reading ORDER BY id"
+            XCTAssertEqual(try Reading<ByteKey>.fetchAll(db, sql: sql).map(\.values), expected, "one byte")
+            XCTAssertEqual(try Reading<TwoByteKey>.fetchAll(db, sql: sql).map(\.values), expected, "two bytes")
+            XCTAssertEqual(try Reading<PaddedKey>.fetchAll(db, sql: sql).map(\.values), expected, "bytes with padding")
+            XCTAssertEqual(try Reading<WideKey>.fetchAll(db, sql: sql).map(\.values), expected, "eight bytes")
+            XCTAssertEqual(try Reading<StringKey>.fetchAll(db, sql: sql).map(\.values), expected, "a string")
+            // The copies of a fetch's rows share a plan too.
+            let rows = try Row.fetchAll(db, sql: sql)
+            XCTAssertEqual(try rows.map { try Reading<TwoByteKey>(row: $0).values }, expected, "copied rows")
+            // A key type of no bytes (one case).
+            struct Only: Decodable, Equatable, FetchableRecord { var only: String }
+            XCTAssertEqual(try Only.fetchAll(db, sql: "SELECT a AS only FROM reading ORDER BY id").map(\.only),
+                           (0..<8).map { "a\($0)" })
+        }
+    }
+}
+
+/// A key that names one of the columns of `reading`.
+private protocol ReadingKey: CodingKey {
+    init(named name: String)
+}
+
+private let readingColumns = ["kind", "a", "b", "c", "seen"]
+
+extension ReadingKey {
+    init?(stringValue: String) {
+        guard readingColumns.contains(stringValue) else { return nil }
+        self.init(named: stringValue)
+    }
+    init?(intValue: Int) { nil }
+    var intValue: Int? { nil }
+}
+
+/// The kind column, then the columns its letters name, in their order,
+/// then `seen` (nil when NULL).
+private struct Reading<Key: ReadingKey>: Decodable, FetchableRecord {
+    var values: [String]
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: Key.self)
+        let kind = try container.decode(String.self, forKey: Key(named: "kind"))
+        values = [kind]
+        for letter in kind {
+            values.append(try container.decode(String.self, forKey: Key(named: String(letter))))
+        }
+        let seen = try container.decodeIfPresent(Double.self, forKey: Key(named: "seen"))
+        values.append(seen.map { "\($0)" } ?? "nil")
+    }
+}
+
+/// One byte, as synthesized keys are.
+private enum ByteKey: String, ReadingKey {
+    case kind, a, b, c, seen
+    init(named name: String) { self.init(rawValue: name)! }
+}
+
+/// Two bytes, both significant.
+private struct TwoByteKey: ReadingKey {
+    var tag: UInt8
+    var check: UInt8
+    init(named name: String) {
+        tag = UInt8(readingColumns.firstIndex(of: name)!)
+        check = tag &* 3 &+ 1
+    }
+    var stringValue: String { readingColumns[Int(tag)] }
+}
+
+/// Four bytes, one of them padding.
+private struct PaddedKey: ReadingKey {
+    var tag: UInt8
+    var wide: UInt16
+    init(named name: String) {
+        tag = UInt8(readingColumns.firstIndex(of: name)!)
+        wide = UInt16(tag) << 8
+    }
+    var stringValue: String { readingColumns[Int(tag)] }
+}
+
+/// Eight bytes: recognized by name.
+private struct WideKey: ReadingKey {
+    var tag: Int
+    init(named name: String) { tag = readingColumns.firstIndex(of: name)! }
+    var stringValue: String { readingColumns[tag] }
+}
+
+/// A reference inside: recognized by name.
+private struct StringKey: ReadingKey {
+    var stringValue: String
+    init(named name: String) { stringValue = name }
+    init?(stringValue: String) { self.stringValue = stringValue }
 }

@@ -4,6 +4,22 @@
 extension Array {
     /// All the elements of a cursor.
     public init(_ cursor: some Cursor<Element>) throws {
+        // `next()`, not `forEach`: each element is then this loop's own,
+        // and moves into the storage. `forEach` lends it to its body, which
+        // had to copy it, and then destroyed the original: a retain and a
+        // release of each row, or of each string of a record. (A cursor's
+        // `forEach` yields what its `next()` does; the derived cursors'
+        // `forEach` only forwards to their base's.)
+        try self.init(gathering: { target in
+            guard let element = try cursor.next() else { return false }
+            target.initialize(to: consume element)
+            return true
+        })
+    }
+
+    /// The elements that `produce` initializes, one per call at the address
+    /// it is given, until it returns false (and initializes nothing).
+    init(gathering produce: (UnsafeMutablePointer<Element>) throws -> Bool) throws {
         // Unspecialized (records fetched from another module), each
         // `append` looks up the metadata of Array<Element>, about 300
         // instructions per element. Raw storage needs only the element's
@@ -15,13 +31,7 @@ extension Array {
             base.deinitialize(count: count)
             base.deallocate()
         }
-        // `next()`, not `forEach`: each element is then this loop's own,
-        // and moves into the storage. `forEach` lends it to its body, which
-        // had to copy it, and then destroyed the original: a retain and a
-        // release of each row, or of each string of a record. (A cursor's
-        // `forEach` yields what its `next()` does; the derived cursors'
-        // `forEach` only forwards to their base's.)
-        while let element = try cursor.next() {
+        while true {
             if count == capacity {
                 let larger = UnsafeMutablePointer<Element>.allocate(capacity: capacity * 2)
                 larger.moveInitialize(from: base, count: count)
@@ -29,7 +39,7 @@ extension Array {
                 base = larger
                 capacity *= 2
             }
-            (base + count).initialize(to: consume element)
+            guard try produce(base + count) else { break }
             count += 1
         }
         let moved = count

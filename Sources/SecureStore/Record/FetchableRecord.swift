@@ -96,7 +96,7 @@ extension FetchableRecord {
     /// All the records of a prepared statement.
     public static func fetchAll(_ statement: Statement, arguments: StatementArguments? = nil,
                                 adapter: (any RowAdapter)? = nil) throws -> [Self] {
-        try Array(fetchCursor(statement, arguments: arguments, adapter: adapter))
+        try fetchCursor(statement, arguments: arguments, adapter: adapter).all()
     }
 
     /// The first record of a prepared statement, or nil.
@@ -119,7 +119,7 @@ extension FetchableRecord {
     public static func fetchAll(_ db: Database, _ request: some FetchRequest) throws -> [Self] {
         let prepared = try request.makePreparedRequest(db, forSingleResult: false)
         if prepared.supplementaryFetch != nil { return try prepared.fetchAllRows(db).map(Self.init(row:)) }
-        return try Array(RecordCursor(statement: prepared.statement, arguments: nil, adapter: prepared.layoutedAdapter()))
+        return try RecordCursor(statement: prepared.statement, arguments: nil, adapter: prepared.layoutedAdapter()).all()
     }
 
     /// The first record of a request, or nil.
@@ -184,5 +184,17 @@ public final class RecordCursor<Record: FetchableRecord>: DatabaseCursor {
         case false?: return nil
         case nil: return decoded?.next()
         }
+    }
+
+    /// The remaining records, as `Array(cursor)` would gather them, each
+    /// decoded where the array keeps it: not returned as an optional and
+    /// moved, as `next()` does.
+    func all() throws -> [Record] {
+        guard let stepper else { return try Array(self) }
+        return try Array(gathering: { target in
+            guard try stepper.step() else { return false }
+            target.initialize(to: try Record(row: row))
+            return true
+        })
     }
 }

@@ -85,7 +85,7 @@ final class RowDecodingCache {
     // metadata of `KeyedDecodingContainer<Key>`, which this one needs.
     @inline(never)
     private func makeContainer<Key: CodingKey>(keyedBy type: Key.Type, recordType: any FetchableRecord.Type, row: Row) -> KeyedDecodingContainer<Key> {
-        let plan = ColumnPlan()
+        let plan = ColumnPlan(keyType: Key.self)
         let reader = isForCopies
             ? RowSourceReader(borrowing: row, plan: plan, recordType: recordType)
             : RowSourceReader(source: .statement(statement), plan: plan, recordType: recordType)
@@ -95,64 +95,5 @@ final class RowDecodingCache {
         entries.append(entry)
         last = .passUnretained(entry)
         return container
-    }
-}
-
-/// The column of each key, in the order a record asks for its keys.
-///
-/// Each answer is checked against the key's name, so a record that asks
-/// for other keys (or in another order) on some rows still gets the right
-/// columns: the plan is corrected where it differs.
-final class ColumnPlan {
-    // Runtime exclusivity checks cost more than the lookup they guard
-    // (about 150 instructions per decoded property). No access here can
-    // overlap another: every method is short and calls nothing that
-    // could come back into this plan while it runs (`lookup` reads the
-    // statement only).
-    @exclusivity(unchecked) private var names: [String] = []
-    /// The column index, or -1 when the row has no such column.
-    @exclusivity(unchecked) private var indexes: [Int] = []
-    @exclusivity(unchecked) private var position = 0
-    /// The key of this record decoded from the whole row (see
-    /// `RowKeyedContainer.decodeFromWholeRow`).
-    @exclusivity(unchecked) var decodedRootKey: String?
-
-    /// Starts a new record.
-    func rewind() {
-        position = 0
-        decodedRootKey = nil
-    }
-
-    enum Answer {
-        case column(Int)
-        /// The row has no column of this name.
-        case missing
-        /// Not seen at this position: look it up, then ``learn(_:index:)``.
-        case unknown
-    }
-
-    /// What the previous records found for the key asked for at this
-    /// position, when it was the same key.
-    @inline(__always)
-    func recall(_ name: String) -> Answer {
-        let current = position
-        position = current + 1
-        guard current < names.count, names[current] == name else { return .unknown }
-        let index = indexes[current]
-        return index >= 0 ? .column(index) : .missing
-    }
-
-    /// Remembers the answer for the key just asked for: this position now
-    /// holds this key.
-    func learn(_ name: String, index: Int?) -> Int? {
-        let current = position - 1
-        if current < names.count {
-            names[current] = name
-            indexes[current] = index ?? -1
-        } else if current == names.count {
-            names.append(name)
-            indexes.append(index ?? -1)
-        }
-        return index
     }
 }

@@ -56,9 +56,8 @@ struct RowKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     }
 
     func decodeNil(forKey key: Key) throws -> Bool {
-        let name = key.stringValue
-        if let index = columnIndex(name) { return databaseValue(atIndex: index).isNull }
-        switch associated(name) {
+        if let index = withReader({ $0.columnIndex(forKey: key) }) { return databaseValue(atIndex: index).isNull }
+        switch associated(key.stringValue) {
         case .scope(let scoped): return !scoped.containsNonNullValue
         case .prefetched: return false
         case nil: return true
@@ -107,14 +106,15 @@ struct RowKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
 
     private func databaseValue(atIndex index: Int) -> DatabaseValue { reader.databaseValue(atIndex: index) }
 
+    /// The key's name is only asked for when the plan does not know the key
+    /// (``ColumnPlan``), or for an error.
     @inline(__always)
     private func decodeStandard<T: DatabaseValueConvertible & StatementColumnConvertible>(
         _ type: T.Type, forKey key: Key
     ) throws -> T {
-        let name = key.stringValue
-        return try withReader { reader in
-            guard let index = reader.columnIndex(name) else {
-                throw RowDecodingError.columnNotFound(name, type: T.self)
+        try withReader { reader in
+            guard let index = reader.columnIndex(forKey: key) else {
+                throw RowDecodingError.columnNotFound(key.stringValue, type: T.self)
             }
             return try reader.decode(T.self, atIndex: index)
         }
@@ -125,10 +125,9 @@ struct RowKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     private func decodeStandardIfPresent<T: DatabaseValueConvertible & StatementColumnConvertible>(
         _ type: T.Type, forKey key: Key
     ) throws -> T? {
-        let name = key.stringValue
-        return try withReader { reader in
-            guard let index = reader.columnIndex(name) else { return nil }
-            return try reader.decodeIfPresent(T.self, atIndex: index, column: name)
+        try withReader { reader in
+            guard let index = reader.columnIndex(forKey: key) else { return nil }
+            return try reader.decodeIfPresent(T.self, atIndex: index, forKey: key)
         }
     }
 

@@ -129,6 +129,22 @@ final class RowSourceReader {
         }
     }
 
+    /// The index of the column of a key, as ``columnIndex(_:)``, with the
+    /// key's name asked for only when the plan does not know the key.
+    @inline(__always)
+    func columnIndex<Key: CodingKey>(forKey key: Key) -> Int? {
+        guard let plan else { return lookUp(key.stringValue) }
+        let (answer, name) = plan.recall(key)
+        switch answer {
+        case .column(let index): return index
+        case .missing: return nil
+        case .unknown:
+            // Not known by its bits either: `recall` has its name.
+            let name = name ?? key.stringValue
+            return plan.learn(name, bits: plan.bits(of: key), index: lookUp(name))
+        }
+    }
+
     private func lookUp(_ keyName: String) -> Int? {
         guard let name = columnName(keyName) else { return nil }
         switch source {
@@ -179,16 +195,16 @@ final class RowSourceReader {
         }
     }
 
-    /// Like `decode`, with nil for NULL.
+    /// Like `decode`, with nil for NULL; `key` names the column in errors.
     @inline(__always)
     func decodeIfPresent<T: DatabaseValueConvertible & StatementColumnConvertible>(
-        _ type: T.Type, atIndex index: Int, column name: String
+        _ type: T.Type, atIndex index: Int, forKey key: some CodingKey
     ) throws -> T? {
         if let handle, let value = T(sqliteStatement: handle, index: CInt(index)) {
             return value
         }
         let dbValue = databaseValue(atIndex: index)
         if dbValue.isNull { return nil }
-        return try T.decode(from: dbValue, column: name, sql: sql)
+        return try T.decode(from: dbValue, column: key.stringValue, sql: sql)
     }
 }
