@@ -71,6 +71,33 @@ final class RowTests: SecureStoreTestCase {
         XCTAssertEqual(Row(["k": 2]), ["k": 2])
     }
 
+    /// `Array(cursor)` iterates through the cursor's `forEach`, as GRDB's
+    /// does, so that a cursor which implements `forEach` apart from
+    /// `next()` gives what its `forEach` yields. Its `next()` here yields
+    /// nothing, so reading from it gives an empty array.
+    func testArrayOfACursorIteratesItsForEach() throws {
+        final class PushCursor: Cursor {
+            private(set) var nextCalls = 0
+            func next() -> Int? {
+                nextCalls += 1
+                return nil
+            }
+            func forEach(_ body: (Int) throws -> Void) throws {
+                for element in [3, 1, 2] { try body(element) }
+            }
+        }
+        let cursor = PushCursor()
+        XCTAssertEqual(try Array(cursor), [3, 1, 2])
+        XCTAssertEqual(cursor.nextCalls, 0)
+        // The library's own fetches still read their cursors' elements as
+        // `forEach` yields them.
+        let dbQueue = try DatabaseQueue()
+        try dbQueue.read { db in
+            XCTAssertEqual(try Int.fetchAll(db, sql: "SELECT 3 UNION ALL SELECT 1 UNION ALL SELECT 2"), [3, 1, 2])
+            XCTAssertEqual(try Array(Int.fetchCursor(db, sql: "SELECT 3 UNION ALL SELECT 1")), [3, 1])
+        }
+    }
+
     func testCursorOperations() throws {
         let dbQueue = try DatabaseQueue()
         try dbQueue.read { db in

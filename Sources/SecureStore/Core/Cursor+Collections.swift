@@ -2,14 +2,23 @@
 // `try Dictionary(grouping: cursor, by: ...)`.
 
 extension Array {
-    /// All the elements of a cursor.
+    /// All the elements of a cursor, through its ``Cursor/forEach(_:)``,
+    /// as GRDB does: a cursor may implement `forEach` apart from `next()`.
+    ///
+    /// Inlinable, so that the appends are specialized for the caller's
+    /// element type (unspecialized, each looks up the array's metadata).
+    @inlinable
     public init(_ cursor: some Cursor<Element>) throws {
-        // `next()`, not `forEach`: each element is then this loop's own,
-        // and moves into the storage. `forEach` lends it to its body, which
-        // had to copy it, and then destroyed the original: a retain and a
-        // release of each row, or of each string of a record. (A cursor's
-        // `forEach` yields what its `next()` does; the derived cursors'
-        // `forEach` only forwards to their base's.)
+        self.init()
+        try cursor.forEach { append($0) }
+    }
+
+    /// All the elements of one of the library's own cursors, whose
+    /// `forEach` yields what its `next()` does: taken from `next()`, each
+    /// element is this loop's own and moves into the storage. (`forEach`
+    /// lends each element to its body, which must copy it: a retain and a
+    /// release of each row, or of each string of a record.)
+    init(movingElementsOf cursor: some Cursor<Element>) throws {
         try self.init(gathering: { target in
             guard let element = try cursor.next() else { return false }
             target.initialize(to: consume element)

@@ -19,8 +19,9 @@ public protocol Cursor<Element>: AnyObject {
     /// Calls `body` for each remaining element, the elements `next()`
     /// would return. Sets, dictionaries and the cursors derived from a
     /// cursor iterate through this method, so that a cursor can provide a
-    /// faster loop than `next()`; `Array(cursor)` calls `next()`, and
-    /// moves each element into the array instead of copying it.
+    /// faster loop than `next()`. `Array(cursor)` does too, as in GRDB
+    /// (the library's own fetches, whose cursors' `forEach` yields what
+    /// `next()` does, move each element from `next()` instead).
     func forEach(_ body: (Element) throws -> Void) throws
 }
 

@@ -42,7 +42,7 @@ extension DatabaseValueConvertible {
     /// All the values of a prepared statement's first column.
     public static func fetchAll(_ statement: Statement, arguments: StatementArguments? = nil,
                                 adapter: (any RowAdapter)? = nil) throws -> [Self] {
-        try Array(fetchCursor(statement, arguments: arguments, adapter: adapter))
+        try Array(movingElementsOf: fetchCursor(statement, arguments: arguments, adapter: adapter))
     }
 
     /// The value of a prepared statement's first row, or nil.
@@ -60,7 +60,7 @@ extension DatabaseValueConvertible {
 
     /// All the values of a request's first column.
     public static func fetchAll(_ db: Database, _ request: some FetchRequest) throws -> [Self] {
-        try Array(fetchCursor(db, request))
+        try Array(movingElementsOf: fetchCursor(db, request))
     }
 
     /// The value of a request's first row, or nil.
@@ -127,7 +127,7 @@ extension DatabaseValueConvertible where Self: StatementColumnConvertible {
     /// All the values of a prepared statement's first column.
     public static func fetchAll(_ statement: Statement, arguments: StatementArguments? = nil,
                                 adapter: (any RowAdapter)? = nil) throws -> [Self] {
-        try Array(fetchCursor(statement, arguments: arguments, adapter: adapter))
+        try Array(movingElementsOf: fetchCursor(statement, arguments: arguments, adapter: adapter))
     }
 
     /// The value of a prepared statement's first row, or nil.
@@ -145,7 +145,7 @@ extension DatabaseValueConvertible where Self: StatementColumnConvertible {
 
     /// All the values of a request's first column.
     public static func fetchAll(_ db: Database, _ request: some FetchRequest) throws -> [Self] {
-        try Array(fetchCursor(db, request))
+        try Array(movingElementsOf: fetchCursor(db, request))
     }
 
     /// The value of a request's first row, or nil.

@@ -49,7 +49,7 @@ extension Row {
     /// All the rows of a prepared statement.
     public static func fetchAll(_ statement: Statement, arguments: StatementArguments? = nil,
                                 adapter: (any RowAdapter)? = nil) throws -> [Row] {
-        try Array(fetchCursor(statement, arguments: arguments, adapter: adapter).map { $0.copy() })
+        try Array(movingElementsOf: fetchCursor(statement, arguments: arguments, adapter: adapter).map { $0.copy() })
     }
 
     /// The first row of a prepared statement, or nil.

@@ -190,7 +190,7 @@ public final class RecordCursor<Record: FetchableRecord>: DatabaseCursor {
     /// decoded where the array keeps it: not returned as an optional and
     /// moved, as `next()` does.
     func all() throws -> [Record] {
-        guard let stepper else { return try Array(self) }
+        guard let stepper else { return try Array(movingElementsOf: self) }
         return try Array(gathering: { target in
             guard try stepper.step() else { return false }
             target.initialize(to: try Record(row: row))

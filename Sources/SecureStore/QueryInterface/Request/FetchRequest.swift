@@ -69,7 +69,7 @@ public struct PreparedRequest {
     /// Every row, copied, with its prefetched associations.
     func fetchAllRows(_ db: Database) throws -> [Row] {
         let cursor = try RowCursor(statement: statement, arguments: nil, adapter: layoutedAdapter())
-        let rows = try Array(cursor.map { $0.copy() })
+        let rows = try Array(movingElementsOf: cursor.map { $0.copy() })
         try supplementaryFetch?(db, rows)
         return rows
     }

@@ -41,7 +41,7 @@ extension QueryInterfaceRequest {
     /// Deletes the rows and returns the deleted records.
     /// Needs SQLite 3.35.
     public func deleteAndFetchAll(_ db: Database) throws -> [RowDecoder] where RowDecoder: FetchableRecord & TableRecord {
-        try Array(deleteAndFetchCursor(db))
+        try Array(movingElementsOf: deleteAndFetchCursor(db))
     }
 
     /// Deletes the rows and returns the deleted records.
@@ -122,7 +122,7 @@ extension QueryInterfaceRequest {
     public func updateAndFetchAll(
         _ db: Database, onConflict conflictResolution: Database.ConflictResolution? = nil, _ assignments: [ColumnAssignment]
     ) throws -> [RowDecoder] where RowDecoder: FetchableRecord & TableRecord {
-        try Array(updateAndFetchCursor(db, onConflict: conflictResolution, assignments))
+        try Array(movingElementsOf: updateAndFetchCursor(db, onConflict: conflictResolution, assignments))
     }
 
     /// Updates the rows and returns the updated records.
