@@ -18,7 +18,10 @@
 #           uncontended path is inline and counts in Ge)
 #   allocs  calls to malloc, calloc, realloc and posix_memalign
 # Each case runs twice, 1 round and 3 rounds; the difference divided by 2
-# leaves one round's work without the process's setup.
+# leaves one round's work without the process's setup. A case whose threads
+# run free (W6 "pool, no observation") is measured three times, and each
+# event is the median of the three: a one-off wait in one run moved its Ge
+# by 5% once (BENCHMARKS.md), and one run of three cannot move a median.
 #
 #   scripts/bench.sh --instructions [--sqlcipher 3|4]         compare with the baseline
 #   scripts/bench.sh --instructions --update-baseline           write the baseline
@@ -81,22 +84,22 @@ export SWIFT_DETERMINISTIC_HASHING=1
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-# One line per case: the case key, the unit and how many.
-cases="W1 insert|plaintext|raw C	row	$rows
-W1 insert|plaintext|statement	row	$rows
-W1 insert|plaintext|Codable record	row	$rows
-W1 insert|plaintext|arguments literal alone	row	$rows
-W1 insert|plaintext|bare arguments literal alone	row	$rows
-W1 insert|plaintext|Codable machinery alone	row	$rows
-W2 fetch|plaintext|raw C	row	$rows
-W2 fetch|plaintext|Row	row	$rows
-W2 fetch|plaintext|Decodable record	row	$rows
-W2 fetch|plaintext|Decodable machinery alone	row	$rows
-W5 associations|plaintext|raw C	author	$authors
-W5 associations|plaintext|including(all:)	author	$authors
-W6 observed commits|plaintext|raw C	commit	$transactions
-W6 observed commits|plaintext|pool, no observation	commit	$transactions
-W6 observed commits|plaintext|pool, count observed, lockstep	commit	$transactions"
+# One line per case: the case key, the unit, how many, and how many runs.
+cases="W1 insert|plaintext|raw C	row	$rows	1
+W1 insert|plaintext|statement	row	$rows	1
+W1 insert|plaintext|Codable record	row	$rows	1
+W1 insert|plaintext|arguments literal alone	row	$rows	1
+W1 insert|plaintext|bare arguments literal alone	row	$rows	1
+W1 insert|plaintext|Codable machinery alone	row	$rows	1
+W2 fetch|plaintext|raw C	row	$rows	1
+W2 fetch|plaintext|Row	row	$rows	1
+W2 fetch|plaintext|Decodable record	row	$rows	1
+W2 fetch|plaintext|Decodable machinery alone	row	$rows	1
+W5 associations|plaintext|raw C	author	$authors	1
+W5 associations|plaintext|including(all:)	author	$authors	1
+W6 observed commits|plaintext|raw C	commit	$transactions	1
+W6 observed commits|plaintext|pool, no observation	commit	$transactions	3
+W6 observed commits|plaintext|pool, count observed, lockstep	commit	$transactions	1"
 
 # events FILE: "Ir Ge D1 LL locks allocs" of one callgrind output.
 events() {
@@ -140,9 +143,27 @@ measure() {
 
 results="$work/results.tsv"
 printf 'case\tunit\tIr\tGe\tD1\tLL\tlocks\tallocs\n' >"$results"
-while IFS=$'\t' read -r key unit count; do
-    echo "== $key" >&2
-    values=$(measure "$key")
+# median KEY RUNS: each event's median over RUNS measurements (RUNS odd).
+median() {
+    local key="$1" runs="$2" run
+    for ((run = 0; run < runs; run++)); do measure "$key"; done |
+        awk '{ for (i = 1; i <= NF; i++) value[i, NR] = $i }
+            END {
+                for (i = 1; i <= 6; i++) {
+                    n = 0
+                    for (r = 1; r <= NR; r++) sorted[++n] = value[i, r]
+                    for (a = 2; a <= n; a++) for (b = a; b > 1 && sorted[b - 1] > sorted[b]; b--) {
+                        t = sorted[b]; sorted[b] = sorted[b - 1]; sorted[b - 1] = t
+                    }
+                    printf "%s%s", (i > 1 ? " " : ""), sorted[(n + 1) / 2]
+                }
+                print ""
+            }'
+}
+
+while IFS=$'\t' read -r key unit count runs; do
+    if [ "$runs" -gt 1 ]; then echo "== $key (median of $runs runs)" >&2; else echo "== $key" >&2; fi
+    values=$(median "$key" "$runs")
     read -r ir ge d1 ll locks allocs <<<"$values"
     awk -v k="$key" -v u="$unit" -v n="$count" -v ir="$ir" -v ge="$ge" -v d1="$d1" -v ll="$ll" \
         -v locks="$locks" -v allocs="$allocs" 'BEGIN {
