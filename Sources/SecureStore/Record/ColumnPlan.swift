@@ -13,11 +13,11 @@
 /// ```swift
 /// plan.rewind()                            // a new record
 /// // then for each key it asks for, in its order:
-/// switch plan.recall(key).answer {
+/// switch plan.recall(key) {
 /// case .column(let index): ...             // read the column
 /// case .missing: ...                       // the row has no such column
-/// case .unknown:                           // look the name up, then
-///     plan.learn(key.stringValue, bits: plan.bits(of: key), index: index)
+/// case .unknown(let name, let bits):       // look the name up, then
+///     plan.learn(name, bits: bits, index: index)
 /// }
 /// ```
 final class ColumnPlan {
@@ -53,15 +53,18 @@ final class ColumnPlan {
     /// Starts a new record.
     func rewind() {
         position = 0
-        decodedRootKey = nil
+        // Checked first: assigning nil would release the old value even
+        // when there is none, a call for every record.
+        if decodedRootKey != nil { decodedRootKey = nil }
     }
 
     enum Answer {
         case column(Int)
         /// The row has no column of this name.
         case missing
-        /// Not seen at this position: look it up, then ``learn(_:bits:index:)``.
-        case unknown
+        /// Not seen at this position: look the name up, then
+        /// ``learn(_:bits:index:)`` with the name and bits given here.
+        case unknown(name: String, bits: UInt64)
     }
 
     /// The bytes of `key` with the top bit set, or ``unknownBits`` for a
@@ -92,17 +95,17 @@ final class ColumnPlan {
     /// position, when it was the same key. The key's name is asked for
     /// only when its bits do not answer.
     @inline(__always)
-    func recall<Key: CodingKey>(_ key: Key) -> (answer: Answer, name: String?) {
+    func recall<Key: CodingKey>(_ key: Key) -> Answer {
         let current = position
         position = current + 1
         let bits = bits(of: key)
         if bits != Self.unknownBits, current < keyBits.count, keyBits[current] == bits {
-            return (answer(at: current), nil)
+            return answer(at: current)
         }
         let name = key.stringValue
-        guard current < names.count, names[current] == name else { return (.unknown, name) }
+        guard current < names.count, names[current] == name else { return .unknown(name: name, bits: bits) }
         keyBits[current] = bits
-        return (answer(at: current), name)
+        return answer(at: current)
     }
 
     /// What the previous records found for the key of this name asked for
@@ -111,7 +114,7 @@ final class ColumnPlan {
     func recall(_ name: String) -> Answer {
         let current = position
         position = current + 1
-        guard current < names.count, names[current] == name else { return .unknown }
+        guard current < names.count, names[current] == name else { return .unknown(name: name, bits: Self.unknownBits) }
         return answer(at: current)
     }
 
@@ -123,7 +126,7 @@ final class ColumnPlan {
 
     /// Remembers the answer for the key just asked for: this position now
     /// holds this key.
-    func learn(_ name: String, bits: UInt64 = unknownBits, index: Int?) -> Int? {
+    func learn(_ name: String, bits: UInt64, index: Int?) -> Int? {
         let current = position - 1
         if current < names.count {
             names[current] = name

@@ -122,11 +122,7 @@ final class RowSourceReader {
     @inline(__always)
     func columnIndex(_ keyName: String) -> Int? {
         guard let plan else { return lookUp(keyName) }
-        switch plan.recall(keyName) {
-        case .column(let index): return index
-        case .missing: return nil
-        case .unknown: return plan.learn(keyName, index: lookUp(keyName))
-        }
+        return index(answering: plan.recall(keyName), plan: plan)
     }
 
     /// The index of the column of a key, as ``columnIndex(_:)``, with the
@@ -134,14 +130,17 @@ final class RowSourceReader {
     @inline(__always)
     func columnIndex<Key: CodingKey>(forKey key: Key) -> Int? {
         guard let plan else { return lookUp(key.stringValue) }
-        let (answer, name) = plan.recall(key)
+        return index(answering: plan.recall(key), plan: plan)
+    }
+
+    /// The column the plan answered, or the one looked up by name and
+    /// learned when the plan did not know.
+    @inline(__always)
+    private func index(answering answer: ColumnPlan.Answer, plan: ColumnPlan) -> Int? {
         switch answer {
         case .column(let index): return index
         case .missing: return nil
-        case .unknown:
-            // Not known by its bits either: `recall` has its name.
-            let name = name ?? key.stringValue
-            return plan.learn(name, bits: plan.bits(of: key), index: lookUp(name))
+        case .unknown(let name, let bits): return plan.learn(name, bits: bits, index: lookUp(name))
         }
     }
 
