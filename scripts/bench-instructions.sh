@@ -20,8 +20,9 @@
 # Each case runs twice, 1 round and 3 rounds; the difference divided by 2
 # leaves one round's work without the process's setup. A case whose threads
 # run free (W6 "pool, no observation") is measured three times, and each
-# event is the median of the three: a one-off wait in one run moved its Ge
-# by 5% once (BENCHMARKS.md), and one run of three cannot move a median.
+# event is the median of the three: a one-off in one run, of a cause not
+# found, moved its Ge by 5% once (BENCHMARKS.md), and one run of three
+# cannot move a median.
 #
 #   scripts/bench.sh --instructions [--sqlcipher 3|4]         compare with the baseline
 #   scripts/bench.sh --instructions --update-baseline           write the baseline
@@ -145,20 +146,11 @@ results="$work/results.tsv"
 printf 'case\tunit\tIr\tGe\tD1\tLL\tlocks\tallocs\n' >"$results"
 # median KEY RUNS: each event's median over RUNS measurements (RUNS odd).
 median() {
-    local key="$1" runs="$2" run
-    for ((run = 0; run < runs; run++)); do measure "$key"; done |
-        awk '{ for (i = 1; i <= NF; i++) value[i, NR] = $i }
-            END {
-                for (i = 1; i <= 6; i++) {
-                    n = 0
-                    for (r = 1; r <= NR; r++) sorted[++n] = value[i, r]
-                    for (a = 2; a <= n; a++) for (b = a; b > 1 && sorted[b - 1] > sorted[b]; b--) {
-                        t = sorted[b]; sorted[b] = sorted[b - 1]; sorted[b - 1] = t
-                    }
-                    printf "%s%s", (i > 1 ? " " : ""), sorted[(n + 1) / 2]
-                }
-                print ""
-            }'
+    local key="$1" runs="$2" run column
+    for ((run = 0; run < runs; run++)); do measure "$key"; done >"$work/runs"
+    for column in 1 2 3 4 5 6; do
+        cut -d' ' -f"$column" "$work/runs" | sort -n | sed -n "$(((runs + 1) / 2))p"
+    done | paste -sd' '
 }
 
 while IFS=$'\t' read -r key unit count runs; do
