@@ -17,6 +17,9 @@
 #           Dispatch sync/async, Swift Mutex's contended path; Mutex's
 #           uncontended path is inline and counts in Ge)
 #   allocs  calls to malloc, calloc, realloc and posix_memalign
+#   I1      first-level instruction cache misses: how much code each unit
+#           runs, and how often it comes back after other code evicted it
+#           (the cache is simulated fully associative, as D1 below)
 # Each case runs twice, 1 round and 3 rounds; the difference divided by 2
 # leaves one round's work without the process's setup. A case whose threads
 # run free (W6 "pool, no observation") is measured three times, and each
@@ -32,7 +35,7 @@
 # Fails (exit 1) when a SecureStore case grows more than 3% over its
 # baseline in Ir, Ge, locks or allocs (plus 0.05 per unit, so that a count
 # near zero may wobble by a fraction, never by a whole lock or allocation
-# per row), more than 15% (plus 0.5 per unit) in D1, or more than 50%
+# per row), more than 15% (plus 0.5 per unit) in D1 or I1, or more than 50%
 # (plus 1 per unit) in LL: a few last-level misses per unit, which move
 # with thread interleaving in W6 (lockstep: 2.39 to 3.40 per commit). The first-
 # level cache is simulated fully associative (32 KB, 512 ways): its misses
@@ -40,7 +43,11 @@
 # misses that depend on where the linker and the allocator put things. With
 # 8 ways, an unrelated rebuild moved W1 Codable record from 12.7 to 36.5
 # D1 misses per row; fully associative, two builds at different paths
-# gave 5.35 and 5.39.
+# gave 5.35 and 5.39. The instruction cache likewise: with 8 ways, W2
+# Decodable record missed 4.00, 14.90 and 19.67 times per row in three
+# builds of nearly the same code, as the linker happened to lay it out;
+# fully associative, 3.70, 3.71 and 3.68. A baseline without an I1
+# column (an older one) is compared on the other events only.
 # Improving a case: update the baseline in the same commit, with the
 # figures in the commit message.
 set -euo pipefail
@@ -102,7 +109,7 @@ W6 observed commits|plaintext|raw C	commit	$transactions	1
 W6 observed commits|plaintext|pool, no observation	commit	$transactions	3
 W6 observed commits|plaintext|pool, count observed, lockstep	commit	$transactions	1"
 
-# events FILE: "Ir Ge D1 LL locks allocs" of one callgrind output.
+# events FILE: "Ir Ge D1 LL locks allocs I1" of one callgrind output.
 events() {
     awk '
         /^events:/ { for (i = 2; i <= NF; i++) column[$i] = i - 1 }
@@ -122,33 +129,33 @@ events() {
         END {
             d1 = total[column["D1mr"]] + total[column["D1mw"]]
             ll = total[column["DLmr"]] + total[column["DLmw"]]
-            printf "%.0f %.0f %.0f %.0f %.0f %.0f\n", total[column["Ir"]], total[column["Ge"]], d1, ll, locks, allocs
+            printf "%.0f %.0f %.0f %.0f %.0f %.0f %.0f\n", total[column["Ir"]], total[column["Ge"]], d1, ll, locks, allocs, total[column["I1mr"]]
         }' "$1"
 }
 
-# measure KEY: "Ir Ge D1 LL locks allocs" of one round of the case.
+# measure KEY: "Ir Ge D1 LL locks allocs I1" of one round of the case.
 measure() {
     local key="$1" rounds
     for rounds in 1 3; do
         valgrind --tool=callgrind --callgrind-out-file="$work/out.$rounds" \
             --cache-sim=yes --collect-bus=yes \
-            --I1=32768,8,64 --D1=32768,512,64 --LL=8388608,16,64 \
+            --I1=32768,512,64 --D1=32768,512,64 --LL=8388608,16,64 \
             "$binary" --only "$key" --rows "$rows" --authors "$authors" --transactions "$transactions" \
             --rounds "$rounds" </dev/null >"$work/stdout" 2>"$work/stderr" || {
             echo "error: $key failed under valgrind:" >&2; tail -20 "$work/stderr" >&2; exit 1
         }
     done
     paste -d' ' <(events "$work/out.1") <(events "$work/out.3") |
-        awk '{ for (i = 1; i <= 6; i++) printf "%s%.0f", (i > 1 ? " " : ""), ($(i + 6) - $i) / 2; print "" }'
+        awk '{ for (i = 1; i <= 7; i++) printf "%s%.0f", (i > 1 ? " " : ""), ($(i + 7) - $i) / 2; print "" }'
 }
 
 results="$work/results.tsv"
-printf 'case\tunit\tIr\tGe\tD1\tLL\tlocks\tallocs\n' >"$results"
+printf 'case\tunit\tIr\tGe\tD1\tLL\tlocks\tallocs\tI1\n' >"$results"
 # median KEY RUNS: each event's median over RUNS measurements (RUNS odd).
 median() {
     local key="$1" runs="$2" run column
     for ((run = 0; run < runs; run++)); do measure "$key"; done >"$work/runs"
-    for column in 1 2 3 4 5 6; do
+    for column in 1 2 3 4 5 6 7; do
         cut -d' ' -f"$column" "$work/runs" | sort -n | sed -n "$(((runs + 1) / 2))p"
     done | paste -sd' '
 }
@@ -156,10 +163,10 @@ median() {
 while IFS=$'\t' read -r key unit count runs; do
     if [ "$runs" -gt 1 ]; then echo "== $key (median of $runs runs)" >&2; else echo "== $key" >&2; fi
     values=$(median "$key" "$runs")
-    read -r ir ge d1 ll locks allocs <<<"$values"
+    read -r ir ge d1 ll locks allocs i1 <<<"$values"
     awk -v k="$key" -v u="$unit" -v n="$count" -v ir="$ir" -v ge="$ge" -v d1="$d1" -v ll="$ll" \
-        -v locks="$locks" -v allocs="$allocs" 'BEGIN {
-        printf "%s\t%s\t%.1f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\n", k, u, ir / n, ge / n, d1 / n, ll / n, locks / n, allocs / n
+        -v locks="$locks" -v allocs="$allocs" -v i1="$i1" 'BEGIN {
+        printf "%s\t%s\t%.1f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\n", k, u, ir / n, ge / n, d1 / n, ll / n, locks / n, allocs / n, i1 / n
     }' >>"$results"
 done <<<"$cases"
 
@@ -169,10 +176,10 @@ echo "Instructions and events per unit, plaintext, SQLCipher $sqlcipher_line lin
 awk -F'\t' 'NR == 1 { next }
     { split($1, p, "|"); floor_key = p[1] "|" p[2] "|raw C"; ir[$1] = $3; line[NR] = $0; keys[NR] = $1; base[NR] = floor_key }
     END {
-        printf "%-48s %-7s %11s %7s %7s %7s %7s %7s %7s\n", "case", "unit", "Ir", "xfloor", "Ge", "D1", "LL", "locks", "allocs"
+        printf "%-48s %-7s %11s %7s %7s %7s %7s %7s %7s %7s\n", "case", "unit", "Ir", "xfloor", "Ge", "D1", "LL", "locks", "allocs", "I1"
         for (i = 2; i <= NR; i++) {
             split(line[i], f, "\t")
-            printf "%-48s %-7s %11.1f %6.2fx %7.2f %7.2f %7.2f %7.2f %7.2f\n", f[1], f[2], f[3], f[3] / ir[base[i]], f[4], f[5], f[6], f[7], f[8]
+            printf "%-48s %-7s %11.1f %6.2fx %7.2f %7.2f %7.2f %7.2f %7.2f %7.2f\n", f[1], f[2], f[3], f[3] / ir[base[i]], f[4], f[5], f[6], f[7], f[8], f[9]
         }
     }' "$results"
 
@@ -186,15 +193,16 @@ if [ ! -f "$baseline" ]; then
     exit 1
 fi
 echo
-echo "Against $baseline (a SecureStore case fails above baseline x 1.03 + 0.05 in Ir, Ge, locks, allocs; x 1.15 + 0.5 in D1; x 1.5 + 1 in LL):"
+echo "Against $baseline (a SecureStore case fails above baseline x 1.03 + 0.05 in Ir, Ge, locks, allocs; x 1.15 + 0.5 in D1, I1; x 1.5 + 1 in LL):"
 awk -F'\t' -v tolerance="$tolerance" '
+    FNR == 1 && FILENAME == ARGV[1] { columns = NF; next }
     FNR == 1 { for (i = 3; i <= NF; i++) event[i] = $i; next }
     FILENAME == ARGV[1] { for (i = 3; i <= NF; i++) old[$1, i] = $i; known[$1] = 1; next }
     {
         if (!($1 in known)) { printf "%-48s no baseline\n", $1; missing++; next }
         verdict = ""
-        for (i = 3; i <= NF; i++) {
-            d1 = event[i] == "D1"; ll = event[i] == "LL"
+        for (i = 3; i <= NF && i <= columns; i++) {
+            d1 = event[i] == "D1" || event[i] == "I1"; ll = event[i] == "LL"
             limit = d1 ? old[$1, i] * 1.15 + 0.5 : ll ? old[$1, i] * 1.5 + 1 : old[$1, i] * (1 + tolerance) + 0.05
             change = old[$1, i] > 0 ? sprintf("%+.1f%%", ($i / old[$1, i] - 1) * 100) : sprintf("%+.2f", $i - old[$1, i])
             if ($1 !~ /\|raw C$/ && $i > limit) { verdict = verdict " " event[i] " " old[$1, i] " -> " $i " (" change ")"; failed++ }
