@@ -35,8 +35,8 @@
 # Fails (exit 1) when a SecureStore case grows more than 3% over its
 # baseline in Ir, Ge, locks or allocs (plus 0.05 per unit, so that a count
 # near zero may wobble by a fraction, never by a whole lock or allocation
-# per row), more than 15% (plus 0.5 per unit) in D1 or I1, or more than 50%
-# (plus 1 per unit) in LL: a few last-level misses per unit, which move
+# per row), more than 15% (plus 0.5 per unit) in D1, or more than 50%
+# (plus 1 per unit) in LL and I1: a few last-level misses per unit, which move
 # with thread interleaving in W6 (lockstep: 2.39 to 3.40 per commit). The first-
 # level cache is simulated fully associative (32 KB, 512 ways): its misses
 # are those of the working set (capacity and first touch), not the conflict
@@ -46,8 +46,11 @@
 # gave 5.35 and 5.39. The instruction cache likewise: with 8 ways, W2
 # Decodable record missed 4.00, 14.90 and 19.67 times per row in three
 # builds of nearly the same code, as the linker happened to lay it out;
-# fully associative, 3.70, 3.71 and 3.68. A baseline without an I1
-# column (an older one) is compared on the other events only.
+# fully associative, 3.70, 3.71 and 3.68. But a case whose code per row
+# nears the cache's 32 KB jumps when unrelated code moves: W1 statement
+# (26 KB per row) read 6.73, then 9.44 after a change to the fetch path
+# only, hence LL's margin. A baseline without an I1 column (an older one)
+# is compared on the other events only.
 # Improving a case: update the baseline in the same commit, with the
 # figures in the commit message.
 set -euo pipefail
@@ -193,7 +196,7 @@ if [ ! -f "$baseline" ]; then
     exit 1
 fi
 echo
-echo "Against $baseline (a SecureStore case fails above baseline x 1.03 + 0.05 in Ir, Ge, locks, allocs; x 1.15 + 0.5 in D1, I1; x 1.5 + 1 in LL):"
+echo "Against $baseline (a SecureStore case fails above baseline x 1.03 + 0.05 in Ir, Ge, locks, allocs; x 1.15 + 0.5 in D1; x 1.5 + 1 in LL, I1):"
 awk -F'\t' -v tolerance="$tolerance" '
     FNR == 1 && FILENAME == ARGV[1] { columns = NF; next }
     FNR == 1 { for (i = 3; i <= NF; i++) event[i] = $i; next }
@@ -202,7 +205,7 @@ awk -F'\t' -v tolerance="$tolerance" '
         if (!($1 in known)) { printf "%-48s no baseline\n", $1; missing++; next }
         verdict = ""
         for (i = 3; i <= NF && i <= columns; i++) {
-            d1 = event[i] == "D1" || event[i] == "I1"; ll = event[i] == "LL"
+            d1 = event[i] == "D1"; ll = event[i] == "LL" || event[i] == "I1"
             limit = d1 ? old[$1, i] * 1.15 + 0.5 : ll ? old[$1, i] * 1.5 + 1 : old[$1, i] * (1 + tolerance) + 0.05
             change = old[$1, i] > 0 ? sprintf("%+.1f%%", ($i / old[$1, i] - 1) * 100) : sprintf("%+.2f", $i - old[$1, i])
             if ($1 !~ /\|raw C$/ && $i > limit) { verdict = verdict " " event[i] " " old[$1, i] " -> " $i " (" change ")"; failed++ }

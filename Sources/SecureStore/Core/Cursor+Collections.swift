@@ -18,6 +18,7 @@ extension Array {
     /// element is this loop's own and moves into the storage. (`forEach`
     /// lends each element to its body, which must copy it: a retain and a
     /// release of each row, or of each string of a record.)
+    @inlinable
     init(movingElementsOf cursor: some Cursor<Element>) throws {
         try self.init(gathering: { target in
             guard let element = try cursor.next() else { return false }
@@ -28,11 +29,16 @@ extension Array {
 
     /// The elements that `produce` initializes, one per call at the address
     /// it is given, until it returns false (and initializes nothing).
+    ///
+    /// Inlinable, as the record fetches that call it: specialized for the
+    /// caller's element type.
+    @inlinable
     init(gathering produce: (UnsafeMutablePointer<Element>) throws -> Bool) throws {
-        // Unspecialized (records fetched from another module), each
-        // `append` looks up the metadata of Array<Element>, about 300
-        // instructions per element. Raw storage needs only the element's
-        // own metadata: gather there, then move into the array once.
+        // Where it runs unspecialized (an element type the caller's module
+        // does not know), each `append` would look up the metadata of
+        // Array<Element>, about 300 instructions per element. Raw storage
+        // needs only the element's own metadata: gather there, then move
+        // into the array once.
         var capacity = 16
         var count = 0
         var base = UnsafeMutablePointer<Element>.allocate(capacity: capacity)

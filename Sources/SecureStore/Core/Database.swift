@@ -446,6 +446,7 @@ public final class Database {
     }
 
     /// The cached statement, unless a live cursor is still stepping it.
+    @usableFromInline
     func cachedStatementForFetch(sql: String) throws -> Statement {
         let statement = try cachedStatement(sql: sql)
         return statement.isBusy ? try makeStatement(sql: sql) : statement

@@ -25,6 +25,7 @@ extension DatabaseCursor {
 }
 
 /// Steps a statement for a cursor and remembers when it is done.
+@usableFromInline
 final class StatementStepper {
     let statement: Statement
     /// The column that value cursors read.
@@ -43,7 +44,7 @@ final class StatementStepper {
     }
 
     /// True when the statement stands on a new row.
-    @inline(__always)
+    @usableFromInline @inline(__always)
     func step() throws -> Bool {
         if isDone { return false }
         // After an error the cursor is not done: stepping again runs the

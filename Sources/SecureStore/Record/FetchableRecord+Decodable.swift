@@ -3,8 +3,15 @@ import Foundation
 extension FetchableRecord where Self: Decodable {
     /// Decodes each property from the column of the same name (or as
     /// ``databaseColumnDecodingStrategy`` says), a scope, or prefetched rows.
-    public init(row: Row) throws {
-        try self.init(from: RowDecoder(row: row, recordType: Self.self))
+    ///
+    /// Inlinable: where the records are fetched, the decoder is made in
+    /// place and the record's `init(from:)` is called directly. The row
+    /// is consumed into the decoder: borrowed, the inlined initializer
+    /// retained it once more for each record (measured on prefetched
+    /// records, BENCHMARKS.md).
+    @inlinable
+    public init(row: consuming Row) throws {
+        try self.init(from: RowDecoder(row: consume row, recordType: Self.self))
     }
 }
 
@@ -26,15 +33,16 @@ public final class FetchableRecordDecoder {
 
 /// Decodes a record from a row: keys are column names, scopes and keys of
 /// prefetched rows.
+@usableFromInline
 struct RowDecoder: Decoder {
-    let row: Row
+    @usableFromInline let row: Row
     /// The record type whose strategies apply (the outermost record, for
     /// nested values that are not records themselves), kept as a plain
     /// metatype: one word instead of two, so that the decoder fits in the
     /// inline buffer of `any Decoder` and decoding a record allocates no box.
-    private let recordMetatype: Any.Type
-    var codingPath: [any CodingKey] = []
-    var userInfo: [CodingUserInfoKey: Any] { recordType.databaseDecodingUserInfo }
+    @usableFromInline let recordMetatype: Any.Type
+    @usableFromInline var codingPath: [any CodingKey] = []
+    @usableFromInline var userInfo: [CodingUserInfoKey: Any] { recordType.databaseDecodingUserInfo }
 
     /// The record type. A runtime cast: the paths that decode each record
     /// use ``recordMetatype`` only.
@@ -43,12 +51,14 @@ struct RowDecoder: Decoder {
         recordMetatype as! any FetchableRecord.Type
     }
 
+    @inlinable
     init(row: Row, recordType: any FetchableRecord.Type, codingPath: [any CodingKey] = []) {
         self.row = row
         self.recordMetatype = recordType
         self.codingPath = codingPath
     }
 
+    @usableFromInline
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
         // A cursor's row reads its statement and decodes one record per
         // step, and the copies of its rows one record each: reuse the
@@ -66,6 +76,7 @@ struct RowDecoder: Decoder {
 
     /// Only prefetched rows decode as an unkeyed container, and they are
     /// reached through their key: this is a missing key.
+    @usableFromInline
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
         let keys = row.prefetchedRows.keys.sorted()
         let context = DecodingError.Context(
@@ -81,6 +92,7 @@ struct RowDecoder: Decoder {
     /// top level (a record wrapping another, or the elements of prefetched
     /// values), scalars decode from the first column and other values from
     /// the whole row.
+    @usableFromInline
     func singleValueContainer() throws -> any SingleValueDecodingContainer {
         if let key = codingPath.last {
             guard let index = row.index(forColumn: key.stringValue) else {

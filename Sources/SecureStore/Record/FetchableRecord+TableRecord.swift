@@ -6,6 +6,7 @@ extension FetchableRecord where Self: TableRecord {
     /// A cursor of the records of the table.
     public static func fetchCursor(_ db: Database) throws -> RecordCursor<Self> { try all().fetchCursor(db) }
     /// All the records of the table.
+    @inlinable
     public static func fetchAll(_ db: Database) throws -> [Self] { try all().fetchAll(db) }
     /// A record of the table, or nil.
     public static func fetchOne(_ db: Database) throws -> Self? { try all().fetchOne(db) }

@@ -256,6 +256,7 @@ extension FetchRequest where RowDecoder: FetchableRecord {
     /// A cursor of the records of the request.
     public func fetchCursor(_ db: Database) throws -> RecordCursor<RowDecoder> { try RowDecoder.fetchCursor(db, self) }
     /// All the records of the request, with their prefetched associations.
+    @inlinable
     public func fetchAll(_ db: Database) throws -> [RowDecoder] { try RowDecoder.fetchAll(db, self) }
     /// The first record of the request, or nil.
     public func fetchOne(_ db: Database) throws -> RowDecoder? { try RowDecoder.fetchOne(db, self) }

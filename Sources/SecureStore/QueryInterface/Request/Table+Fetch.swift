@@ -10,6 +10,7 @@ extension Table where RowDecoder: FetchableRecord {
     /// A cursor of every record.
     public func fetchCursor(_ db: Database) throws -> RecordCursor<RowDecoder> { try all().fetchCursor(db) }
     /// Every record.
+    @inlinable
     public func fetchAll(_ db: Database) throws -> [RowDecoder] { try all().fetchAll(db) }
     /// A record, or nil for an empty table.
     public func fetchOne(_ db: Database) throws -> RowDecoder? { try all().fetchOne(db) }
