@@ -226,6 +226,54 @@ final class RowDecoderTests: SecureStoreTestCase {
                            (0..<8).map { "a\($0)" })
         }
     }
+
+    /// Records of more keys than the plan first has room for (eight): its
+    /// storage grows, and a key past the eighth that changes from row to
+    /// row still finds its own column on every row, live or copied.
+    func testRecordsOfManyKeysFindTheirColumnsOnEveryRow() throws {
+        struct Wide: Decodable, Equatable, FetchableRecord {
+            var c0, c1, c2, c3, c4, c5, c6, c7, c8, c9, c10, c11: Int
+        }
+        /// Ten keys, then `c10` on even rows and `c11` on odd ones.
+        struct Alternating: Decodable, Equatable, FetchableRecord {
+            var values: [Int]
+            private enum CodingKeys: String, CodingKey { case c0, c1, c2, c3, c4, c5, c6, c7, c8, c9, c10, c11 }
+            init(values: [Int]) { self.values = values }
+            init(from decoder: any Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                let keys: [CodingKeys] = [.c0, .c1, .c2, .c3, .c4, .c5, .c6, .c7, .c8, .c9]
+                values = try keys.map { try container.decode(Int.self, forKey: $0) }
+                values.append(try container.decode(Int.self, forKey: (values[0] / 100) % 2 == 0 ? .c10 : .c11))
+            }
+        }
+        let columns = (0..<12).map { "c\($0)" }
+        let dbQueue = try makeEncryptedQueue()
+        try dbQueue.write { db in
+            try db.execute(sql: "CREATE TABLE wide (\(columns.map { "\($0) INTEGER" }.joined(separator: ", ")))")
+            for row in 1...40 {
+                try db.execute(sql: "INSERT INTO wide VALUES (\(columns.map { _ in "?" }.joined(separator: ", ")))",
+                               arguments: StatementArguments((0..<12).map { row * 100 + $0 }))
+            }
+        }
+        try dbQueue.read { db in
+            let sql = "SELECT * FROM wide ORDER BY c0"
+            let wide = (1...40).map { row -> Wide in
+                let v: [Int] = (0..<12).map { row * 100 + $0 }
+                return Wide(c0: v[0], c1: v[1], c2: v[2], c3: v[3], c4: v[4], c5: v[5],
+                            c6: v[6], c7: v[7], c8: v[8], c9: v[9], c10: v[10], c11: v[11])
+            }
+            XCTAssertEqual(try Wide.fetchAll(db, sql: sql), wide)
+            // Columns in reverse order: every key's column is another index.
+            XCTAssertEqual(try Wide.fetchAll(db, sql: "SELECT \(columns.reversed().joined(separator: ", ")) FROM wide ORDER BY c0"), wide)
+            let alternating = (1...40).map { row -> Alternating in
+                let first: [Int] = (0..<10).map { row * 100 + $0 }
+                let last: Int = row * 100 + (row % 2 == 0 ? 10 : 11)
+                return Alternating(values: first + [last])
+            }
+            XCTAssertEqual(try Alternating.fetchAll(db, sql: sql), alternating)
+            XCTAssertEqual(try Row.fetchAll(db, sql: sql).map(Alternating.init(row:)), alternating, "copied rows")
+        }
+    }
 }
 
 /// A key that names one of the columns of `reading`.

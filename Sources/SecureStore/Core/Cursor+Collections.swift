@@ -47,13 +47,7 @@ extension Array {
             base.deallocate()
         }
         while true {
-            if count == capacity {
-                let larger = UnsafeMutablePointer<Element>.allocate(capacity: capacity * 2)
-                larger.moveInitialize(from: base, count: count)
-                base.deallocate()
-                base = larger
-                capacity *= 2
-            }
+            if count == capacity { base = base.doubled(count: count, capacity: &capacity) }
             guard try produce(base + count) else { break }
             count += 1
         }

@@ -27,11 +27,21 @@ final class ColumnPlan {
     // could come back into this plan while it runs (`lookup` reads the
     // statement only).
     @exclusivity(unchecked) private var names: [String] = []
-    /// The bits of the key seen at each position (``bits(of:)``), or
-    /// ``unknownBits``.
-    @exclusivity(unchecked) private var keyBits: [UInt64] = []
-    /// The column index, or -1 when the row has no such column.
-    @exclusivity(unchecked) private var indexes: [Int] = []
+    /// What is known of each position: the bits of its key and its column.
+    private struct Slot {
+        /// The bits of the key seen at this position (``bits(of:)``), or
+        /// ``unknownBits``.
+        var bits: UInt64
+        /// The column index, or -1 when the row has no such column.
+        var index: Int
+    }
+    /// One slot per position, `count` of them (as many as `names`), in raw
+    /// storage: the fast path of `recall(_:)` for a key reads one slot after
+    /// one check of `count`, where two arrays cost a load of each array
+    /// and a bounds check of each.
+    @exclusivity(unchecked) private var slots: UnsafeMutablePointer<Slot>
+    @exclusivity(unchecked) private var capacity = 8
+    @exclusivity(unchecked) private var count = 0
     @exclusivity(unchecked) private var position = 0
     /// The key of this record decoded from the whole row (see
     /// `RowKeyedContainer.decodeFromWholeRow`).
@@ -48,6 +58,12 @@ final class ColumnPlan {
     /// A plan for the keys of `keyType`.
     init<Key: CodingKey>(keyType: Key.Type) {
         keyWidth = _isPOD(Key.self) && MemoryLayout<Key>.size < MemoryLayout<UInt64>.size ? MemoryLayout<Key>.size : -1
+        slots = .allocate(capacity: capacity)
+    }
+
+    deinit {
+        // Slots are plain data: nothing to deinitialize.
+        slots.deallocate()
     }
 
     /// Starts a new record.
@@ -97,14 +113,14 @@ final class ColumnPlan {
     @inline(__always)
     func recall<Key: CodingKey>(_ key: Key) -> Answer {
         let current = position
-        position = current + 1
+        position = current &+ 1
         let bits = bits(of: key)
-        if bits != Self.unknownBits, current < keyBits.count, keyBits[current] == bits {
+        if bits != Self.unknownBits, current < count, slots[current].bits == bits {
             return answer(at: current)
         }
         let name = key.stringValue
-        guard current < names.count, names[current] == name else { return .unknown(name: name, bits: bits) }
-        keyBits[current] = bits
+        guard current < count, names[current] == name else { return .unknown(name: name, bits: bits) }
+        slots[current].bits = bits
         return answer(at: current)
     }
 
@@ -113,14 +129,15 @@ final class ColumnPlan {
     @inline(__always)
     func recall(_ name: String) -> Answer {
         let current = position
-        position = current + 1
-        guard current < names.count, names[current] == name else { return .unknown(name: name, bits: Self.unknownBits) }
+        position = current &+ 1
+        guard current < count, names[current] == name else { return .unknown(name: name, bits: Self.unknownBits) }
         return answer(at: current)
     }
 
+    /// The answer of a position below `count`.
     @inline(__always)
     private func answer(at position: Int) -> Answer {
-        let index = indexes[position]
+        let index = slots[position].index
         return index >= 0 ? .column(index) : .missing
     }
 
@@ -128,14 +145,15 @@ final class ColumnPlan {
     /// holds this key.
     func learn(_ name: String, bits: UInt64, index: Int?) -> Int? {
         let current = position - 1
-        if current < names.count {
+        let slot = Slot(bits: bits, index: index ?? -1)
+        if current < count {
             names[current] = name
-            keyBits[current] = bits
-            indexes[current] = index ?? -1
-        } else if current == names.count {
+            slots[current] = slot
+        } else if current == count {
+            if count == capacity { slots = slots.doubled(count: count, capacity: &capacity) }
             names.append(name)
-            keyBits.append(bits)
-            indexes.append(index ?? -1)
+            (slots + count).initialize(to: slot)
+            count += 1
         }
         return index
     }

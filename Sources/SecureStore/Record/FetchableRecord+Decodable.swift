@@ -41,7 +41,10 @@ struct RowDecoder: Decoder {
     /// metatype: one word instead of two, so that the decoder fits in the
     /// inline buffer of `any Decoder` and decoding a record allocates no box.
     @usableFromInline let recordMetatype: Any.Type
-    @usableFromInline var codingPath: [any CodingKey] = []
+    /// No initial value: `init` sets it, and an initial value would be
+    /// made and released again for each decoded record (a call to the
+    /// property's initializer and a `swift_release` per record).
+    @usableFromInline let codingPath: [any CodingKey]
     @usableFromInline var userInfo: [CodingUserInfoKey: Any] { recordType.databaseDecodingUserInfo }
 
     /// The record type. A runtime cast: the paths that decode each record
