@@ -81,4 +81,39 @@ final class StatementBindingTests: SecureStoreTestCase {
             XCTAssertEqual(try String.fetchAll(db, sql: "SELECT name FROM t ORDER BY name"), ["a", "b"])
         }
     }
+
+    /// An array literal of each length keeps its values in order, nil as
+    /// NULL: up to six, the literal builds its values array as a literal of
+    /// its own, one case per length; longer ones append.
+    func testArrayLiteralsOfEveryLengthKeepTheirValuesInOrder() throws {
+        let name: String? = "Arthur"
+        let none: Int? = nil
+        let literals: [StatementArguments] = [
+            [],
+            [1],
+            [1, "two"],
+            [1, "two", 3.5],
+            [1, "two", 3.5, none],
+            [1, "two", 3.5, none, name],
+            [1, "two", 3.5, none, name, Data([6])],
+            [1, "two", 3.5, none, name, Data([6]), 7],
+            [1, "two", 3.5, none, name, Data([6]), 7, "eight"],
+        ]
+        let all: [DatabaseValue] = [
+            1.databaseValue, "two".databaseValue, 3.5.databaseValue, .null,
+            "Arthur".databaseValue, Data([6]).databaseValue, 7.databaseValue, "eight".databaseValue,
+        ]
+        let dbQueue = try makeEncryptedQueue()
+        try dbQueue.read { db in
+            for (count, arguments) in literals.enumerated() {
+                XCTAssertEqual(arguments.values, Array(all.prefix(count)), "literal of \(count)")
+                XCTAssertTrue(arguments.namedValues.isEmpty)
+                guard count > 0 else { continue }
+                // Bound, each value comes back in its own column.
+                let sql = "SELECT " + Array(repeating: "?", count: count).joined(separator: ", ")
+                let row = try XCTUnwrap(Row.fetchOne(db, sql: sql, arguments: arguments))
+                XCTAssertEqual(row.databaseValues, Array(all.prefix(count)), "literal of \(count), bound")
+            }
+        }
+    }
 }

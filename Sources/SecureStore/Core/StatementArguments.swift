@@ -91,25 +91,41 @@ public struct StatementArguments: Hashable, Sendable {
 
 extension StatementArguments: ExpressibleByArrayLiteral {
     /// Positional arguments, written as an array literal.
-    @inlinable
+    @inlinable @inline(__always)
     public init(arrayLiteral elements: (any DatabaseValueConvertible)?...) {
         // The literal's array belongs to this initializer: each value is
         // moved out of it (`take()`), where reading it would copy it (a
-        // retain and a release of each string). The values array is
-        // reserved, then appended to: `Array(unsafeUninitializedCapacity:)`
-        // allocates through the standard library's unspecialized code,
-        // which looks up the metadata of the array's storage at each call
-        // (about 330 instructions, more than the appends cost). Inlinable:
-        // inlined where the literal is written, the literal's own array
-        // does not outlive the call, and is allocated on the stack.
+        // retain and a release of each string). Up to six values, the
+        // values array is an array literal of its own: the compiler
+        // allocates it at its final size and stores each value once, and,
+        // the count being known where the literal is written, keeps only
+        // that case (W1 statement insert: 178 instructions per row fewer
+        // than reserving, then appending). Longer lists reserve, then
+        // append: `Array(unsafeUninitializedCapacity:)` and
+        // `Array(repeating:count:)` allocate through the standard
+        // library's unspecialized code, which looks up the metadata of the
+        // array's storage at each call (about 330 instructions).
+        // Always inlined where the literal is written: the literal's own
+        // array does not outlive the call and is allocated on the stack,
+        // and the switch folds to its one case (left to the optimizer,
+        // six cases made the call too large to inline: 172 instructions
+        // more per literal of four).
         var elements = elements
-        let values = elements.withUnsafeMutableBufferPointer { buffer in
-            var values: [DatabaseValue] = []
-            values.reserveCapacity(buffer.count)
-            for index in buffer.indices {
-                values.append(buffer[index].take()?.databaseValue ?? .null)
+        let values = elements.withUnsafeMutableBufferPointer { buffer -> [DatabaseValue] in
+            func value(_ index: Int) -> DatabaseValue { buffer[index].take()?.databaseValue ?? .null }
+            switch buffer.count {
+            case 1: return [value(0)]
+            case 2: return [value(0), value(1)]
+            case 3: return [value(0), value(1), value(2)]
+            case 4: return [value(0), value(1), value(2), value(3)]
+            case 5: return [value(0), value(1), value(2), value(3), value(4)]
+            case 6: return [value(0), value(1), value(2), value(3), value(4), value(5)]
+            default:
+                var values: [DatabaseValue] = []
+                values.reserveCapacity(buffer.count)
+                for index in buffer.indices { values.append(value(index)) }
+                return values
             }
-            return values
         }
         self.init(values: values)
     }

@@ -132,8 +132,14 @@ final class StatementAuthorizer {
             throw StatementRefusalError(refusal: refusal, sql: statement.sql)
         }
         schemaCache.statementWillRun(statement.schemaEffect)
-        if sqlite3_get_autocommit(sqlite3_db_handle(statement.sqliteStatement)) != 0 { transactionHasWrites = false }
-        if statement.isWrite { transactionHasWrites = true }
+        // A write sets the flag whatever the transaction; anything else
+        // clears it once no transaction is open, a question put to SQLite
+        // only while the flag is set.
+        if statement.isWrite {
+            transactionHasWrites = true
+        } else if transactionHasWrites, sqlite3_get_autocommit(sqlite3_db_handle(statement.sqliteStatement)) != 0 {
+            transactionHasWrites = false
+        }
         broker?.statementWillExecute(statement)
     }
 
