@@ -85,7 +85,7 @@ let package = Package(
             name: "MigrateToolTests",
             // Depending on the executables makes `swift test` build the
             // binaries that these end-to-end tests run.
-            dependencies: ["migrate-tool", "zalora-migrate", "library-example", "TestSupport"]
+            dependencies: ["migrate-tool", "zalora-migrate", "library-example", "TestSupport", "SecureStore"]
         ),
         // The documentation's examples: each article's code compiles and
         // runs here, and a test checks the articles still show this code.

@@ -7,7 +7,7 @@ final class CommandLineTests: MigrateToolTestCase {
         let help = try tool(["--help"])
         XCTAssertEqual(help.status, 0, help.stderr)
         for word in ["USAGE: migrate-tool", "inspect", "status", "apply", "rollback", "create", "new",
-                     "Exit codes:", "75   another run holds the database lock"] {
+                     "Exit codes:", "75   the database is in use", "10   the database file has other hard links"] {
             XCTAssertTrue(help.stdout.contains(word), "missing \(word) in \(help.stdout)")
         }
         let version = try tool(["--version"])

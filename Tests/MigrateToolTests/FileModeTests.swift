@@ -48,9 +48,10 @@ final class FileModeTests: MigrateToolTestCase {
             XCTAssertEqual(backups.count, 2, "\(context): \(backups)")
             for backup in backups { XCTAssertEqual(try mode(file(backup)), 0o600, "\(context): \(backup)") }
 
-            // rekey in place keeps the mode.
+            // rekey in place keeps the mode; so do the backups it re-keys.
             try run(["rekey", file("app.db"), "--new-key-env", "NEW_KEY"] + key, umask: mask)
             XCTAssertEqual(try mode(file("app.db")), 0o640, context)
+            for backup in backups { XCTAssertEqual(try mode(file(backup)), 0o600, "\(context): re-keyed \(backup)") }
             let newKey = ["--key-env", "NEW_KEY"]
 
             // decrypt: the plaintext copy is private; never wider than the source.
@@ -89,7 +90,7 @@ final class FileModeTests: MigrateToolTestCase {
 
             // restore keeps the database's mode; the replaced file is kept
             // 0600 in a --backup-dir the tool makes 0700.
-            try run(["restore", file("app.db"), "--from", file(backups[0]), "--backup-dir", file("kept")] + key, umask: mask)
+            try run(["restore", file("app.db"), "--from", file(backups[0]), "--backup-dir", file("kept")] + newKey, umask: mask)
             XCTAssertEqual(try mode(file("app.db")), 0o640, context)
             XCTAssertEqual(try mode(file("kept")), 0o700, context)
             let kept = try names(in: file("kept"))

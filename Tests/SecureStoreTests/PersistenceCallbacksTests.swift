@@ -1,5 +1,6 @@
 import Foundation
 import SecureStore
+import TestSupport
 import XCTest
 
 /// The persistence callbacks of a `PersistableRecord` (a record that an

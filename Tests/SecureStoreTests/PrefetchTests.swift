@@ -1,5 +1,6 @@
 import Foundation
 import SecureStore
+import TestSupport
 import XCTest
 
 /// `including(all:)` on an encrypted file: the SQL of the prefetch, the

@@ -1,5 +1,6 @@
 import Foundation
 import SecureStore
+import TestSupport
 import XCTest
 
 /// Record encoders are kept per thread and remember the keys of the

@@ -1,5 +1,6 @@
 import Foundation
 import SecureStore
+import TestSupport
 import XCTest
 
 /// RETURNING and UPSERT, on the SQLCipher line whose SQLite has them (SQLite

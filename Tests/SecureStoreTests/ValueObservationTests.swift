@@ -1,5 +1,6 @@
 import Foundation
 import SecureStore
+import TestSupport
 import XCTest
 
 /// ValueObservation and DatabaseRegionObservation on encrypted queues and

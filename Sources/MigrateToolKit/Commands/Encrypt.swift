@@ -7,7 +7,8 @@ extension MigrateToolCommand {
     /// encrypted one.
     struct Encrypt: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Encrypt a plaintext SQLite file (in place, or into --output), keeping user_version and migration history.")
+            abstract: "Encrypt a plaintext SQLite file (in place, or into --output), keeping user_version and migration history.",
+            discussion: "In place: \(WaitForCloseOptions.help)")
 
         @Argument(help: "The plaintext SQLite file.")
         var source: String
@@ -15,11 +16,12 @@ extension MigrateToolCommand {
         @Option(name: .long, help: "Write the encrypted database here instead of replacing the source.")
         var output: String?
 
-        @Flag(name: .customLong("keep-plaintext"), help: "When encrypting in place, keep the plaintext original as SOURCE.plaintext.")
+        @Flag(name: .customLong("keep-plaintext"), help: "When encrypting in place, keep the plaintext original as SOURCE.plaintext (beside the file a link names).")
         var keepPlaintext = false
 
         @OptionGroup var key: KeyOptions
         @OptionGroup var lock: LockOptions
+        @OptionGroup var waiting: WaitForCloseOptions
         @OptionGroup var outputOptions: OutputOptions
 
         func run() throws {
@@ -51,15 +53,16 @@ extension MigrateToolCommand {
                     }
                     var kept: String?
                     if output == nil && keepPlaintext {
-                        // A hard link keeps the original inode when the
-                        // encrypted file is renamed over the name.
-                        let original = source + ".plaintext"
-                        guard link(source, original) == 0 else {
-                            throw ToolError(.ioError, "\(source): cannot keep the plaintext original at \(original) (\(String(cString: strerror(errno))))")
+                        // A hard link, made by the replacement just before
+                        // its rename, keeps the original inode.
+                        let original = (FileReplacement.resolvedPath(source) ?? source) + ".plaintext"
+                        if FileManager.default.fileExists(atPath: original) {
+                            throw ToolError(.cannotCreate, "\(source): cannot keep the plaintext original at \(original): it exists already")
                         }
                         kept = original
                     }
-                    let summary = try Cipher.encrypt(plaintextAt: source, to: destination, key: key.key, progress: progress)
+                    let summary = try Cipher.encrypt(plaintextAt: source, to: destination, key: key.key,
+                                                     replacing: waiting.replaceOptions(keepingReplacedAt: kept), progress: progress)
                     if let kept, let ownership = PrivateFile.ownership(of: kept) {
                         // The encrypted file took the name (and the mode);
                         // the plaintext left behind is made private.

@@ -13,6 +13,12 @@ extension MigrateToolCommand {
                 a rotation that was stopped. With several files, one line per file and a summary (re-keyed, \
                 already re-keyed, failed, skipped) are printed (--json: { summary, results }), and the exit \
                 code is the first failed file's.
+
+                \(WaitForCloseOptions.help)
+
+                The backups of the database (in --backup-dir, by default beside it) are re-keyed too, so that \
+                nothing the tool keeps opens with the old key; --keep-old-backups leaves them, and names each one \
+                the old key still opens.
                 """)
 
         @Argument(help: "The database files.")
@@ -21,6 +27,12 @@ extension MigrateToolCommand {
         @OptionGroup var key: KeyOptions
         @OptionGroup var newKey: NewKeyOptions
         @OptionGroup var lock: LockOptions
+        @OptionGroup var waiting: WaitForCloseOptions
+        @OptionGroup var backupLocation: BackupDirectoryOptions
+
+        @Flag(name: .customLong("keep-old-backups"), help: "Leave the database's backups on the old key (they are listed).")
+        var keepOldBackups = false
+
         @OptionGroup var batch: BatchOptions
         @OptionGroup var outputOptions: OutputOptions
 
@@ -28,24 +40,37 @@ extension MigrateToolCommand {
             guard !databases.isEmpty else { throw ValidationError("Give at least one database file.") }
         }
 
+        /// What one file's rekey does: the database, then its backups.
+        private var job: Job {
+            Job(options: waiting.replaceOptions(), backupDirectory: backupLocation.directory, keepOldBackups: keepOldBackups)
+        }
+
         func run() throws {
             try Output.run(json: outputOptions.json) {
                 guard let current = try key.resolve() else { throw ToolError(.usage, "rekey needs the current key") }
                 let next = try newKey.resolve(current: current)
                 let lockTimeout = lock.seconds
+                let job = job
                 if databases.count == 1, let database = databases.first {
                     return try CipherRun.run("rekey", file: database, output: database, json: outputOptions.json,
                                              lockTimeout: lockTimeout, access: .write) { progress in
-                        try Self.rekey(database, from: current, to: next, progress: progress)
+                        try job.rekey(database, from: current, to: next, progress: progress)
                     }
                 }
                 let results = Batch.run(files: databases, jobs: batch.jobs, failFast: batch.failFast,
                                         progress: ProgressDisplay(json: outputOptions.json)) { file in
                     do {
                         let report = try CipherRun.perform("rekey", file: file, output: file, lockTimeout: lockTimeout, access: .write) {
-                            try Self.rekey(file, from: current, to: next, progress: $0)
+                            try job.rekey(file, from: current, to: next, progress: $0)
                         }
-                        return FileResult(file: file, status: report.note == nil ? .rekeyed : .alreadyRekeyed, note: report.note)
+                        let backups = BackupRotation.text(report.backups ?? [], directory: report.backupDirectory ?? "")
+                        let note = ([report.note].compactMap { $0 } + backups).joined(separator: "\n")
+                        let code = BackupRotation.exitCode(report.backups ?? [])
+                        guard code == .success else {
+                            return FileResult(file: file, status: .failed, error: note, exitCode: code.rawValue)
+                        }
+                        return FileResult(file: file, status: report.note == nil ? .rekeyed : .alreadyRekeyed,
+                                          note: note.isEmpty ? nil : note)
                     } catch {
                         return FileResult.failure(file, ErrorMapping.toolError(error, file: file))
                     }
@@ -59,17 +84,29 @@ extension MigrateToolCommand {
             }
         }
 
-        private static func rekey(_ database: String, from current: DatabaseKey, to next: DatabaseKey,
-                                  progress: @escaping Cipher.Progress) throws -> CipherOutcome {
-            do {
-                return CipherOutcome(summary: try Cipher.rekey(at: database, from: current.key, to: next.key, progress: progress))
-            } catch let error as DatabaseError where error.resultCode == .SQLITE_NOTADB {
-                // A retry after a rekey that finished (or was killed
-                // after its rename): the new key opens the file.
-                if let summary = try? Cipher.summary(at: database, key: next.key) {
-                    throw AlreadyDone(summary: summary, note: "already re-keyed: the new key opens it; nothing to do")
+        /// One file's rekey: the database, then its backups.
+        private struct Job: Sendable {
+            var options: Cipher.ReplaceOptions
+            var backupDirectory: String?
+            var keepOldBackups: Bool
+
+            func rekey(_ database: String, from current: DatabaseKey, to next: DatabaseKey,
+                       progress: @escaping Cipher.Progress) throws -> CipherOutcome {
+                var outcome: CipherOutcome
+                do {
+                    outcome = CipherOutcome(summary: try Cipher.rekey(at: database, from: current.key, to: next.key,
+                                                                      replacing: options, progress: progress))
+                } catch let error as DatabaseError where error.resultCode == .SQLITE_NOTADB {
+                    // A retry after a rekey that finished (or was killed
+                    // after its rename): the new key opens the file; its
+                    // backups may not be done yet.
+                    guard let summary = try? Cipher.summary(at: database, key: next.key) else { throw error }
+                    outcome = CipherOutcome(summary: summary, note: "already re-keyed: the new key opens it")
                 }
-                throw error
+                let store = BackupStore(database: database, directory: backupDirectory)
+                outcome.backups = (BackupRotation(store: store, keepOld: keepOldBackups).run(from: current, to: next),
+                                   store.directory)
+                return outcome
             }
         }
     }
@@ -78,7 +115,7 @@ extension MigrateToolCommand {
     struct Upgrade: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Rewrite a file of an older SQLCipher format (1.x, 2.x; 3.x on SQLCipher 4) in this library's format, in place, after a backup.",
-            discussion: "The file is exported into a private temporary file, verified and renamed over the old one: a crash leaves the old file or the new one. The current format: \(Cipher.FileFormat.current) (SQLCipher \(SQLCipherLibrary.version)).")
+            discussion: "The file is exported into a private temporary file, verified and renamed over the old one: a crash leaves the old file or the new one. The current format: \(Cipher.FileFormat.current) (SQLCipher \(SQLCipherLibrary.version)). \(WaitForCloseOptions.help)")
 
         @Argument(help: "The database.")
         var database: String
@@ -86,6 +123,7 @@ extension MigrateToolCommand {
         @OptionGroup var backups: BackupOptions
         @OptionGroup var key: KeyOptions
         @OptionGroup var lock: LockOptions
+        @OptionGroup var waiting: WaitForCloseOptions
         @OptionGroup var outputOptions: OutputOptions
 
         func run() throws {
@@ -105,7 +143,8 @@ extension MigrateToolCommand {
                     let store = backups.store(for: database)
                     let backup = backups.noBackup ? nil : try store.copy()
                     do {
-                        let report = try Cipher.upgrade(at: database, key: key.key, progress: progress)
+                        let report = try Cipher.upgrade(at: database, key: key.key, replacing: waiting.replaceOptions(),
+                                                        progress: progress)
                         if !backups.noBackup { store.prune(keeping: backups.keep) }
                         return CipherOutcome(summary: report.summary, backup: backup, note: "upgraded from \(report.format)")
                     } catch {

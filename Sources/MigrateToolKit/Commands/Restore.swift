@@ -13,8 +13,9 @@ extension MigrateToolCommand {
                 under the database lock, is the current file copied into the backup directory and the \
                 checked copy renamed over it (fsync of the file and of the folder). A killed restore \
                 leaves the old or the new database, never a mix; run it again. A wrong key or a damaged \
-                backup changes nothing. Stop the applications that use the database first: they would \
-                keep the replaced file open.
+                backup changes nothing.
+
+                \(WaitForCloseOptions.help)
                 """)
 
         @Argument(help: "The database to replace (it may be missing).")
@@ -29,6 +30,7 @@ extension MigrateToolCommand {
         @OptionGroup var backups: BackupOptions
         @OptionGroup var key: KeyOptions
         @OptionGroup var lock: LockOptions
+        @OptionGroup var waiting: WaitForCloseOptions
         @OptionGroup var output: OutputOptions
 
         func validate() throws {
@@ -47,11 +49,13 @@ extension MigrateToolCommand {
                 }
                 let key = try key.resolve()
                 let report = try Restoration(database: database, source: source, key: key, store: store,
-                                             policy: backups.policy, lockTimeout: lock.seconds).run()
+                                             policy: backups.policy, lockTimeout: lock.seconds,
+                                             waitingForClose: waiting.seconds).run()
                 if output.json {
                     Output.json(report)
                 } else {
-                    var text = "restored \(database) from \(source) (\(report.migration.map { "at \($0)" } ?? "no migrations applied"), verified)"
+                    let file = report.replacedFile.map { " (the file \($0))" } ?? ""
+                    var text = "restored \(database)\(file) from \(source) (\(report.migration.map { "at \($0)" } ?? "no migrations applied"), verified)"
                     if let kept = report.replacedBackup { text += "; the replaced database is kept as \(kept)" }
                     if !report.removedBackups.isEmpty { text += "; \(report.removedBackups.count) older backup(s) removed" }
                     Output.line(text)
@@ -77,10 +81,14 @@ struct RestoreReport: Codable {
     /// Where the replaced database was kept (nil: there was none, or --no-backup).
     var replacedBackup: String?
     var removedBackups: [String]
+    /// The file replaced, when `file` is a symbolic link to it.
+    var replacedFile: String?
 }
 
 /// The steps of a restore. The database changes in one rename only, after
-/// every check passed.
+/// every check passed, as ``FileReplacement`` does it: never while another
+/// process has it open, never beside the replaced file's WAL, the file a
+/// symbolic link names.
 private struct Restoration {
     var database: String
     var source: String
@@ -88,12 +96,13 @@ private struct Restoration {
     var store: BackupStore
     var policy: BackupPolicy
     var lockTimeout: Double
+    var waitingForClose: Double
 
     private var exists: Bool { FileManager.default.fileExists(atPath: database) }
 
-    /// `.app.db.restore.partial`, beside the database (one file system).
-    private var temporary: String {
-        let url = URL(fileURLWithPath: database)
+    /// `.app.db.restore.partial`, beside `target` (one file system).
+    private func temporary(beside target: String) -> String {
+        let url = URL(fileURLWithPath: target)
         return url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).restore.partial").path
     }
 
@@ -101,29 +110,55 @@ private struct Restoration {
         if exists { try DatabaseFile.check(database, for: .write) }
         let lock = exists ? try FileLock(path: database, timeout: lockTimeout) : nil
         defer { withExtendedLifetime(lock) {} }
+        let replacement: FileReplacement?
+        do {
+            replacement = exists ? try FileReplacement(path: database, waitingForClose: waitingForClose) : nil
+        } catch {
+            throw ErrorMapping.toolError(error, file: database)
+        }
+        defer { replacement?.release() }
+        let target = replacement?.path ?? database
+        let temporary = temporary(beside: target)
         // What a killed run left; we hold the lock.
         PrivateFile.removeDatabaseFiles(temporary)
         defer { PrivateFile.removeDatabaseFiles(temporary) }
 
-        let (summary, contents) = try prepareCopy()
-        let kept = exists && policy.enabled ? try keepCurrent() : nil
+        if let replacement {
+            // The current file, whole without its WAL where the key opens
+            // it; then nobody else writes until the rename.
+            checkpoint(target)
+            do {
+                try replacement.holdWriters()
+            } catch {
+                throw ErrorMapping.toolError(error, file: database)
+            }
+        }
+        let (summary, contents) = try prepareCopy(at: temporary)
+        var kept: String?
         do {
-            if let ownership = PrivateFile.ownership(of: database) { try PrivateFile.apply(ownership, to: temporary) }
-            // The replaced database's journal or WAL must not be replayed
-            // onto the restored one: they go first (kept in the backup).
-            for suffix in ["-journal", "-wal", "-shm"] { unlink(database + suffix) }
-            try PrivateFile.renameAtomically(temporary, to: database)
+            if replacement != nil, policy.enabled { kept = try keepCurrent(target) }
+            if let ownership = PrivateFile.ownership(of: target) { try PrivateFile.apply(ownership, to: temporary) }
+            if let replacement {
+                // The replaced file's journal or WAL (kept in the backup)
+                // go before the rename: they must not be replayed onto the
+                // restored one.
+                try replacement.replace(with: temporary, discardingWAL: true)
+            } else {
+                try PrivateFile.renameAtomically(temporary, to: database)
+            }
         } catch {
+            if let kept { PrivateFile.removeDatabaseFiles(kept) }
             throw ErrorMapping.toolError(error, file: database)
         }
         let removed = policy.enabled ? store.prune(keeping: policy.keep, protecting: [source]) : []
         return RestoreReport(file: database, from: source, migration: contents.migration,
-                             rowCounts: summary.rowCounts, replacedBackup: kept, removedBackups: removed)
+                             rowCounts: summary.rowCounts, replacedBackup: kept, removedBackups: removed,
+                             replacedFile: target == URL(fileURLWithPath: database).standardizedFileURL.path ? nil : target)
     }
 
-    /// Copies the backup (and a WAL beside it) to the temporary file and
-    /// checks the copy: key, integrity, every row, history.
-    private func prepareCopy() throws -> (Cipher.VerifyReport, BackupContents) {
+    /// Copies the backup (and a WAL beside it) to `temporary` and checks
+    /// the copy: key, integrity, every row, history.
+    private func prepareCopy(at temporary: String) throws -> (Cipher.VerifyReport, BackupContents) {
         do {
             try PrivateFile.copy(source, to: temporary)
             if DatabaseFile.size(source + "-wal") > 0 {
@@ -143,7 +178,7 @@ private struct Restoration {
         } catch let error as DatabaseError where error.resultCode == .SQLITE_CORRUPT {
             throw ToolError(.damaged, "\(source) is damaged (\(error.message ?? "corrupt")); nothing was changed")
         } catch {
-            throw namingSource(ErrorMapping.toolError(error, file: source))
+            throw namingSource(ErrorMapping.toolError(error, file: source), temporary: temporary)
         }
         guard report.isOK else {
             let detail = report.damagedTables.isEmpty ? report.integrity.prefix(3).joined(separator: "; ")
@@ -161,25 +196,31 @@ private struct Restoration {
     }
 
     /// The error names the backup, not the checked copy of it.
-    private func namingSource(_ error: ToolError) -> ToolError {
+    private func namingSource(_ error: ToolError, temporary: String) -> ToolError {
         ToolError(error.code, error.message.replacingOccurrences(of: temporary, with: source))
     }
 
-    /// Keeps the database being replaced as a backup: checkpointed and
-    /// verified when the key opens it, else a byte copy of its files.
-    private func keepCurrent() throws -> String {
-        if let dbQueue = try? DatabaseFile.open(database, key: key, readonly: false, busyTimeout: lockTimeout) {
-            defer { try? dbQueue.close() }
-            if let kept = try? EncryptedBackup.make(in: store, dbQueue: dbQueue, key: key) { return kept }
-        }
-        // A damaged database, or one another key opens: its bytes as they
-        // are, with a journal or WAL beside them under the backup's name.
+    /// Folds a WAL into the database file, where the key opens it (a
+    /// connection of the replacement's own, which takes no read lock).
+    private func checkpoint(_ target: String) {
+        guard DatabaseFile.size(target + "-wal") > 0,
+              let dbQueue = try? DatabaseFile.open(target, key: key, readonly: false, busyTimeout: 0, takesFileLock: false)
+        else { return }
+        _ = try? dbQueue.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)") }
+        try? dbQueue.close()
+    }
+
+    /// Keeps the database being replaced as a backup: a byte copy of its
+    /// file, with a journal or WAL that holds more beside it under the
+    /// backup's name (a database the key does not open, or a damaged one,
+    /// is kept as it is).
+    private func keepCurrent(_ target: String) throws -> String {
         store.removeStalePartialCopies()
         let kept = try store.newPath()
-        for suffix in ["-journal", "-wal"] where FileManager.default.fileExists(atPath: database + suffix) {
-            try FileCopy.copy(database + suffix, to: kept + suffix)
+        for suffix in ["-journal", "-wal"] where DatabaseFile.size(target + suffix) > 0 {
+            try FileCopy.copy(target + suffix, to: kept + suffix)
         }
-        try FileCopy.copy(database, to: kept)
+        try FileCopy.copy(target, to: kept)
         return kept
     }
 }

@@ -90,6 +90,38 @@ public struct LockOptions: ParsableArguments {
     }
 }
 
+/// What a command that replaces the database file (rekey, restore,
+/// encrypt in place, upgrade) does when other processes have it open.
+public struct WaitForCloseOptions: ParsableArguments {
+    @Option(name: .customLong("wait-for-close"), help: ArgumentHelp(
+        "Seconds to wait for the processes that have the database open to close it (default 0: refuse at once, exit 75, naming them).",
+        valueName: "seconds"))
+    var seconds: Double = 0
+
+    /// The options with their defaults, for ArgumentParser to fill.
+    public init() {}
+
+    /// Checks the options together, before the command runs.
+    public func validate() throws {
+        guard seconds >= 0 else { throw ValidationError("--wait-for-close must be zero or more seconds.") }
+    }
+
+    /// The library's options for the replacement.
+    func replaceOptions(keepingReplacedAt kept: String? = nil) -> Cipher.ReplaceOptions {
+        Cipher.ReplaceOptions(waitingForClose: seconds, keepingReplacedAt: kept)
+    }
+
+    /// The sentence of a replacing command's `--help`.
+    static let help = """
+        The file is replaced only when no other process has it open (a service, the sqlcipher shell, any SQLite \
+        client): otherwise nothing changes and the command exits 75, naming the processes (stop the service, or \
+        --wait-for-close SECONDS). While it works, the file's write lock is held: a client that opens it \
+        meanwhile can read, and its writes wait for their busy timeout, then fail with SQLITE_BUSY (nothing it \
+        was told succeeded is lost). A symbolic link is followed: the file it names is replaced, the link \
+        stays. A file with other hard links is refused (exit 10).
+        """
+}
+
 /// Running several database files.
 public struct BatchOptions: ParsableArguments {
     @Option(name: .long, help: "Process this many files at once.")

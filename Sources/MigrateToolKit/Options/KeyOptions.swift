@@ -68,6 +68,22 @@ public struct KeyOptions: ParsableArguments {
         keyFile != nil || keyEnvironmentVariable != nil || keyFromStandardInput || keyFileDescriptor != nil || keyCommand != nil
     }
 
+    /// The key file's other keys (all but the one ``resolve()`` reads),
+    /// with the options' cipher settings, for telling which key opens a
+    /// file; keys read by a command are left out (their command is not
+    /// run for that). Empty without `--key-file`.
+    func otherKeysInFile() throws -> [DatabaseKey] {
+        guard let keyFile else { return [] }
+        let file = try KeyFile.load(path: keyFile)
+        let chosen = keyName ?? file.keyNames.first
+        return try file.entries.filter { $0.name != chosen && $0.command == nil }.map { entry in
+            var key = try file.key(named: entry.name)
+            key.cipherSettings = CipherSettings(pageSize: pageSize, kdfIterations: kdfIterations, compatibility: compatibility)
+                .resolved(over: key.cipherSettings)
+            return key
+        }
+    }
+
     /// Reads the key once; nil when no key source was given (a plaintext
     /// database). Options override the key file's cipher settings.
     func resolve() throws -> DatabaseKey? {

@@ -15,11 +15,17 @@ struct CipherReport: Codable {
     /// Set when there was nothing to do (a retry after an interrupted or
     /// finished run): "already encrypted with this key".
     var note: String?
+    /// The file replaced, when `file` is a symbolic link to it.
+    var replacedFile: String?
+    /// `rekey`: what became of the database's backups.
+    var backups: [BackupRotation.Outcome]?
+    /// The folder of those backups.
+    var backupDirectory: String?
     /// True when the result was opened and counted after the operation.
     var verified = false
 
     private enum CodingKeys: String, CodingKey {
-        case file, operation, output, rowCounts, userVersion, cipherSettings, backup, note
+        case file, operation, output, rowCounts, userVersion, cipherSettings, backup, note, replacedFile, backups
     }
 }
 
@@ -30,6 +36,8 @@ struct CipherOutcome {
     /// What was found or done, shown after the report ("upgraded from
     /// SQLCipher 2").
     var note: String?
+    /// `rekey`: what became of the database's backups, and their folder.
+    var backups: (outcomes: [BackupRotation.Outcome], directory: String)?
 }
 
 /// Thrown by a command's body when the file is already in the state asked
@@ -62,7 +70,7 @@ enum CipherRun {
         } body: { try body($0) }
         display.finish()
         if json { Output.json(report) } else { Output.line(report.text) }
-        return .success
+        return BackupRotation.exitCode(report.backups ?? [])
     }
 
     /// Runs `body` on `file` under the database lock and returns its report;
@@ -83,10 +91,14 @@ enum CipherRun {
         } catch {
             throw ErrorMapping.toolError(error, file: file)
         }
+        let real = output == file ? FileReplacement.resolvedPath(file) : nil
         return CipherReport(file: file, operation: operation, output: output,
                             rowCounts: outcome.summary?.rowCounts ?? [:], userVersion: outcome.summary?.userVersion ?? 0,
                             cipherSettings: outcome.summary?.cipherSettings.map(CipherSettingsReport.init),
-                            backup: outcome.backup, note: outcome.note, verified: outcome.summary != nil)
+                            backup: outcome.backup, note: outcome.note,
+                            replacedFile: real == URL(fileURLWithPath: file).standardizedFileURL.path ? nil : real,
+                            backups: outcome.backups?.outcomes, backupDirectory: outcome.backups?.directory,
+                            verified: outcome.summary != nil)
     }
 }
 
@@ -95,11 +107,15 @@ extension CipherReport {
     var text: String {
         let rows = rowCounts.values.reduce(0, +)
         var text = "\(operation): \(file)"
+        if let replacedFile { text += " (the file \(replacedFile))" }
         if output != file { text += " -> \(output)" }
         if verified { text += " (\(rowCounts.count) table(s), \(rows) row(s), user_version \(userVersion), verified)" }
         if let cipherSettings { text += " [\(cipherSettings.text)]" }
         if let backup { text += " (backup: \(backup))" }
         if let note { text += ": \(note)" }
+        if let backups, let backupDirectory {
+            text += BackupRotation.text(backups, directory: backupDirectory).map { "\n" + $0 }.joined()
+        }
         return text
     }
 }

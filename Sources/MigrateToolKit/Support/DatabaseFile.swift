@@ -55,14 +55,17 @@ enum DatabaseFile {
     }
 
     /// Opens the database, verifying the key. Read-only opens never create
-    /// or change the file.
-    static func open(_ path: String, key: DatabaseKey?, readonly: Bool, busyTimeout: Double) throws -> DatabaseQueue {
+    /// or change the file. `takesFileLock: false` is for the connections of
+    /// a replacement, which holds the file's write lock.
+    static func open(_ path: String, key: DatabaseKey?, readonly: Bool, busyTimeout: Double,
+                     takesFileLock: Bool = true) throws -> DatabaseQueue {
         var config = key?.configuration(readonly: readonly) ?? {
             var plain = Configuration()
             plain.readonly = readonly
             return plain
         }()
         config.busyMode = .timeout(busyTimeout)
+        config.takesFileLock = takesFileLock
         do {
             let dbQueue = try DatabaseQueue(path: path, configuration: config)
             try checkWholePages(path, dbQueue)

@@ -46,6 +46,19 @@ enum ErrorMapping {
         // SecureStore's messages name the path already; add it otherwise.
         let text = error.message ?? "SQLite error \(error.resultCode.rawValue)"
         let message = file.isEmpty || text.contains(file) ? text : "\(file): \(text)"
+        switch error.extendedResultCode {
+        case .SECURESTORE_BUSY_IN_USE:
+            return ToolError(.inUse, """
+                \(message); nothing was changed. Stop the service that uses it first, or wait for it to close the \
+                file with --wait-for-close SECONDS
+                """)
+        case .SECURESTORE_BUSY_REPLACING:
+            return ToolError(.inUse, message)
+        case .SECURESTORE_CANTOPEN_HARD_LINKS:
+            return ToolError(.hardLinks, message)
+        default:
+            break
+        }
         switch error.resultCode {
         case .SQLITE_CORRUPT:
             return ToolError(.notADatabase, "\(message): the file is damaged or truncated (`verify` tells where)")
@@ -56,7 +69,7 @@ enum ErrorMapping {
         case _ where isStorageFailure(error):
             return ToolError(.ioError, message)
         case .SQLITE_BUSY, .SQLITE_LOCKED:
-            return ToolError(.lockTimeout, "\(message) (another connection holds the database)")
+            return ToolError(.inUse, "\(message) (another connection holds the database)")
         default:
             return ToolError(.migrationFailed, message)
         }

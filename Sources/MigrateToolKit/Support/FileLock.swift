@@ -28,7 +28,7 @@ final class FileLock {
                 }
                 guard Date() < deadline else {
                     close(descriptor)
-                    throw ToolError(.lockTimeout,
+                    throw ToolError(.inUse,
                                     "\(path) is locked by another run; gave up after \(timeout) s (--lock-timeout)")
                 }
                 usleep(50_000)

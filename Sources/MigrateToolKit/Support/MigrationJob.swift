@@ -127,7 +127,7 @@ struct MigrationJob: Sendable {
     private func migrationFailure(_ error: any Error, file: String, plan: MigrationPlan, done: [String]) -> ToolError {
         let mapped = ErrorMapping.toolError(error, file: file)
         switch mapped.code {
-        case .ioError, .lockTimeout, .notADatabase:
+        case .ioError, .inUse, .notADatabase:
             return mapped
         default:
             let failed = plan.steps.first { !done.contains($0) } ?? "?"

@@ -12,13 +12,18 @@ public enum ToolExitCode: Int32, CaseIterable, Sendable, Codable {
     case damaged = 7
     case notReversible = 8
     case lintFindings = 9
+    case hardLinks = 10
     case usage = 64
     case notADatabase = 65
     case noSuchFile = 66
     case cannotCreate = 73
     case ioError = 74
-    case lockTimeout = 75
+    case inUse = 75
     case configuration = 78
+
+    /// The former name of ``inUse``.
+    @available(*, deprecated, renamed: "inUse")
+    public static var lockTimeout: ToolExitCode { .inUse }
 
     /// One line for `--help` and the README.
     public var meaning: String {
@@ -32,12 +37,13 @@ public enum ToolExitCode: Int32, CaseIterable, Sendable, Codable {
         case .damaged: return "verify: the file is damaged (integrity check failed or pages do not read); restore: the backup is"
         case .notReversible: return "test: a down step does not restore the schema or the rows, a step fails, or (without --allow-irreversible) a migration has no down step"
         case .lintFindings: return "lint, audit: findings at or above --fail-on (default: error)"
+        case .hardLinks: return "the database file has other hard links, which a replacement (rekey, restore, encrypt, upgrade) would leave on the old file; nothing was changed"
         case .usage: return "usage error (bad options or arguments)"
         case .notADatabase: return "wrong key, wrong cipher settings, not encrypted, or not a database"
         case .noSuchFile: return "database file missing, or not a regular file; restore --latest: no backup"
         case .cannotCreate: return "create: the file exists already or cannot be made"
         case .ioError: return "I/O error: disk full, read-only file or file system, permission denied (the original is unchanged)"
-        case .lockTimeout: return "another run holds the database lock (--lock-timeout elapsed)"
+        case .inUse: return "the database is in use: another process has it open (rekey, restore, encrypt, upgrade; --wait-for-close elapsed), or another run holds its lock (--lock-timeout elapsed); nothing was changed"
         case .configuration: return "key or migrations configuration error (key file, migration files, a migration file with a refused statement)"
         }
     }

@@ -135,6 +135,24 @@ public struct Configuration: Sendable {
     /// Set by DatabasePool: keys derived once for all its connections.
     var keyCache: DerivedKeyCache?
 
+    /// Whether the connection holds SecureStore's read lock on its file
+    /// (``DatabaseFileLock``) while it is open: true, but for the
+    /// connections of a replacement of the file, which holds the write lock.
+    package var takesFileLock = true
+
+    /// The file a connection must open: a pool's readers and snapshots
+    /// open the writer's file, or fail with `SQLITE_READONLY_DBMOVED` when
+    /// another file took its name since (they would read the new file
+    /// through the old one's WAL).
+    var expectedFile: FileIdentity?
+
+    /// The seconds a connection waits for a replacement of its file to end
+    /// before it opens: its busy timeout.
+    var fileLockTimeout: TimeInterval {
+        if case .timeout(let seconds) = busyMode { return seconds }
+        return 0
+    }
+
     /// A configuration with the defaults.
     public init() {}
 

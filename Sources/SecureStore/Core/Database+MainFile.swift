@@ -11,6 +11,28 @@ internal import CSQLCipher
 // itself for the WAL's last user, checkpoint it and delete it. So what
 // reads a database file that may be open goes through SQLite.
 extension Database {
+    /// True for a path that SQLite opens as a file of its own: not
+    /// `:memory:`, a temporary database (an empty path), or a URI.
+    static func isFileBacked(_ path: String) -> Bool {
+        !path.isEmpty && path != ":memory:" && !path.hasPrefix("file:")
+    }
+
+    /// Throws `SQLITE_READONLY_DBMOVED` when the connection's file was
+    /// renamed, replaced or deleted since it opened (SQLite's
+    /// `SQLITE_FCNTL_HAS_MOVED`: one `stat` of the path). Called before a
+    /// statement that starts a transaction: SQLite itself notices it only
+    /// before writing a rollback journal, and a WAL connection would write
+    /// on into the old file's WAL, each commit reported a success.
+    func checkFileNotMoved(_ statement: Statement) throws {
+        var moved: CInt = 0
+        guard sqlite3_file_control(sqliteConnection, "main", SQLITE_FCNTL_HAS_MOVED, &moved) == SQLITE_OK,
+              moved != 0 else { return }
+        throw DatabaseError(resultCode: .SQLITE_READONLY_DBMOVED, message: """
+            the database file \(path) was replaced, moved or deleted after this connection opened it (a restore, a \
+            rekey, or another program): close the database and open it again
+            """, sql: statement.sql)
+    }
+
     /// The first `count` bytes of the database file (nil for a file that
     /// holds fewer, or none).
     func fileHeader(count: Int, schema: String = "main") -> Data? {

@@ -137,12 +137,16 @@ extension Database {
 
     /// What every statement checks before its first step: the access is
     /// not cancelled, its transaction block not aborted, the connection not
-    /// suspended (without closures: this runs for every statement).
+    /// suspended, and, for a statement that starts a transaction, the file
+    /// not replaced since the connection opened it (without closures: this
+    /// runs for every statement).
     @inline(__always)
     func checkStatementMayStart(_ statement: Statement) throws {
         try checkAccessCancellation()
-        if isInsideTransactionBlock, !isInsideTransaction {
-            try checkForAbortedTransaction(sql: statement.sql, arguments: statement.arguments)
+        if isInsideTransactionBlock {
+            if !isInsideTransaction { try checkForAbortedTransaction(sql: statement.sql, arguments: statement.arguments) }
+        } else if watchesFileMoves, !isInsideTransaction {
+            try checkFileNotMoved(statement)
         }
         try checkSuspension(statement)
     }

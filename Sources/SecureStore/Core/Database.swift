@@ -38,6 +38,12 @@ public final class Database {
     public internal(set) var schemaSource: (any DatabaseSchemaSource)?
 
     var isClosed = false
+    /// SecureStore's read lock on the file, held while the connection is
+    /// open (see ``DatabaseFileLock``).
+    private let fileLock: DatabaseFileLock?
+    /// True for a connection to a file (not to memory): a statement that
+    /// starts a transaction checks that the file is still the one opened.
+    let watchesFileMoves: Bool
     private var statementCache: [String: Statement] = [:]
     let schemaCache = SchemaCache()
     /// The record types whose `around` persistence callbacks are the
@@ -90,9 +96,20 @@ public final class Database {
         var handle: OpaquePointer?
         // A new database file is private (0600), whatever the umask; its
         // journal and WAL files take its mode. An existing file keeps its own.
-        if !configuration.readonly, !path.isEmpty, path != ":memory:", !path.hasPrefix("file:"),
-           !FileManager.default.fileExists(atPath: path) {
+        if !configuration.readonly, Self.isFileBacked(path), !FileManager.default.fileExists(atPath: path) {
             try? PrivateFile.createEmpty(path)   // SQLite reports what goes wrong (no such directory...)
+        }
+        // Other processes learn that the file is open here before SQLite
+        // opens it (and a replacement of it under way is waited for).
+        let fileLock = configuration.takesFileLock && Self.isFileBacked(path)
+            ? try DatabaseFileLock.shared(on: path, waitingUpTo: configuration.fileLockTimeout) : nil
+        self.fileLock = fileLock
+        if let expected = configuration.expectedFile, (fileLock?.file ?? FileIdentity(path: path)) != expected {
+            fileLock?.release()
+            throw DatabaseError(resultCode: .SQLITE_READONLY_DBMOVED, message: """
+                the database file \(path) was replaced, moved or deleted after the pool opened it (a restore, a rekey, \
+                or another program): close the pool and open it again
+                """)
         }
         let flags = (configuration.readonly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE))
             | SQLITE_OPEN_NOMUTEX // serialized by DatabaseQueue and friends
@@ -101,6 +118,7 @@ public final class Database {
         guard code == SQLITE_OK, let handle else {
             let error = DatabaseError(connection: handle, code: code)
             sqlite3_close_v2(handle)
+            fileLock?.release()
             throw DatabaseError(resultCode: error.extendedResultCode,
                                 message: "\(error.message ?? "unable to open database file"): \(path)")
         }
@@ -111,6 +129,7 @@ public final class Database {
         self.schemaSource = configuration.schemaSource
         self.description = label ?? configuration.label ?? path
         self.cipherFormatOverride = configuration.keyCache?.detectedFormat
+        self.watchesFileMoves = Self.isFileBacked(path)
         _ = line
         do {
             try setUp(checksKey: checksKey)
@@ -194,6 +213,7 @@ public final class Database {
             isClosed = true
             return sqlite3_close_v2(sqliteConnection)
         }
+        fileLock?.release()
         if code != SQLITE_OK { throw DatabaseError(connection: nil, code: code) }
     }
 
@@ -205,6 +225,7 @@ public final class Database {
             isClosed = true
             _ = sqlite3_close_v2(sqliteConnection)
         }
+        fileLock?.release()
     }
 
     /// Set when the task of the async access that runs now is cancelled

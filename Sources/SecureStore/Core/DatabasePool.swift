@@ -56,6 +56,8 @@ public final class DatabasePool: DatabaseWriter {
         }
         var readerConfig = config
         readerConfig.readonly = true
+        // The writer holds the file's lock: no replacement happens meanwhile.
+        readerConfig.expectedFile = FileIdentity(path: path)
         if let mode = configuration.readonlyBusyMode { readerConfig.busyMode = mode }
         readerConfiguration = readerConfig
         readers = ReaderPool(path: path, configuration: readerConfig,

@@ -108,7 +108,7 @@ public struct ResultCode: RawRepresentable, Hashable, Sendable, CustomStringConv
     public static let SQLITE_DONE = ResultCode(rawValue: 101)
 
     // Extended codes: the primary code plus a detail in the next byte.
-    private static func extended(_ primary: ResultCode, _ detail: CInt) -> ResultCode {
+    static func extended(_ primary: ResultCode, _ detail: CInt) -> ResultCode {
         ResultCode(rawValue: primary.rawValue | (detail << 8))
     }
     /// An I/O error while reading.

@@ -21,11 +21,25 @@ extension Cipher {
     /// copy's while its integrity check runs. Two passes fewer follow one
     /// another, at the cost of a second key derivation for the source
     /// (none for the copy, opened with the key its verification uses).
-    static func export(from source: String, sourceKey: CipherKey?, to destination: String,
+    ///
+    /// An export that replaces its source does it as ``FileReplacement``
+    /// says (the file a symbolic link names; refused while a connection or
+    /// another process has it open, after `waitingForClose` seconds;
+    /// writers kept out; a WAL checkpointed and removed before the rename);
+    /// `keepingReplacedAt` keeps the old file under that name.
+    static func export(from given: String, sourceKey: CipherKey?, to destination: String,
                        destinationKey: CipherKey?, keepsFormat: Bool, progress: Progress?,
-                       openSource: (() throws -> Database)? = nil,
+                       openSource: ((_ path: String, _ configuration: Configuration) throws -> Database)? = nil,
+                       replacing options: ReplaceOptions = ReplaceOptions(),
                        countsBesideAbove: Int64 = cacheLimitKibibytes * 1024 * 4 / 5) throws -> ExportSummary {
-        let replacing = samePath(source, destination)
+        let replacement = samePath(given, destination)
+            ? try FileReplacement(path: given, waitingForClose: options.waitingForClose) : nil
+        // Released last (defers run in reverse order), once every
+        // connection to the file has closed.
+        defer { replacement?.release() }
+        let replacing = replacement != nil
+        let source = replacement?.path ?? given
+        let destination = replacement?.path ?? destination
         if !replacing && FileManager.default.fileExists(atPath: destination) {
             throw DatabaseError(resultCode: .SQLITE_CANTOPEN, message: "\(destination) exists already: it is never overwritten")
         }
@@ -80,23 +94,33 @@ extension Cipher {
         defer { release?.finish() }
         var sourceConfig = sourceKey?.configuration() ?? Configuration()
         sourceConfig.busyMode = .timeout(10)
-        let db = try openSource?() ?? Database(path: source, configuration: sourceConfig)
+        // A replacement holds the file's write lock; its own connections
+        // take no read lock.
+        sourceConfig.takesFileLock = !replacing
+        let db = try openSource?(source, sourceConfig) ?? Database(path: source, configuration: sourceConfig)
         defer { try? db.close() }
         let journalMode: String? = try String.fetchOne(db, sql: "PRAGMA journal_mode")
         let wasWAL: Bool = journalMode == "wal"
+        if let replacement {
+            // The replaced file holds all its data without its WAL, which
+            // goes before the rename; then nobody else writes.
+            if wasWAL { try checkpointFully(db, path: source) }
+            try replacement.holdWriters()
+        }
         let totalBytes = max(1, Int64(try Int.fetchOne(db, sql: "PRAGMA page_count") ?? 1)
                              * Int64(try Int.fetchOne(db, sql: "PRAGMA page_size") ?? 1024))
         // The pages the row counts decrypt stay for the export to copy, or,
-        // for a file larger than the cache, the counts run beside it. The
-        // counts end before the source's connection closes (defers run in
-        // reverse order), so that no read of the source outlives the export.
+        // for a file larger than the cache that a replacement keeps other
+        // writers out of, the counts run beside it (another connection
+        // would see other writers' commits). The counts end before the
+        // source's connection closes (defers run in reverse order), so
+        // that no read of the source outlives the export.
         try setCacheSize(of: db, forFileOf: totalBytes)
-        let countsBeside = totalBytes > countsBesideAbove && openSource == nil
+        let countsBeside = replacing && totalBytes > countsBesideAbove && openSource == nil
         let sourceCounts = countsBeside ? BackgroundWork { [sourceConfig] in try summary(at: source, configuration: sourceConfig) } : nil
         defer { _ = sourceCounts?.result() }
-        let countedHere = sourceCounts == nil ? try summary(db) : nil
-        let expectedSchema = try schema(of: db)
-        let userVersion = try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0
+        // Read again in the export's transaction; here, for the copy's header.
+        let headerUserVersion = try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0
         let watcher = progress.map { report in
             FileGrowthWatcher(path: temporary, every: .milliseconds(200)) { size in
                 report(min(0.99, Double(size) / Double(totalBytes)))
@@ -110,6 +134,8 @@ extension Cipher {
         }
         let targetPragmas = try newFile!.attachSettings.map { try line.pragmas(for: $0, schema: target) } ?? []
         try attach(temporary, as: target, key: try newFile!.attachKey(), in: db)
+        var countedHere: ExportSummary?
+        var expectedSchema: [String] = []
         do {
             for pragma in targetPragmas { try db.execute(sql: pragma) }
             // The copy is fsynced once, whole, before it is renamed into
@@ -121,11 +147,17 @@ extension Cipher {
             // The header first (sqlcipher_export does not copy the
             // user_version): with its salt on disk, the key can be derived
             // for the verification while the export runs.
-            try db.execute(sql: "PRAGMA \(target).user_version = \(userVersion)")
+            try db.execute(sql: "PRAGMA \(target).user_version = \(headerUserVersion)")
             newFile!.firstPageWritten(in: db, schema: target)
             // One transaction, so one commit: sqlcipher_export alone commits
-            // each table.
+            // each table. What the copy must hold is read in it: the state
+            // of the source that the export copies, whatever other
+            // connections commit meanwhile.
             try db.execute(sql: "BEGIN")
+            countedHere = sourceCounts == nil ? try summary(db) : nil
+            expectedSchema = try schema(of: db)
+            let userVersion = try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0
+            if userVersion != headerUserVersion { try db.execute(sql: "PRAGMA \(target).user_version = \(userVersion)") }
             _ = try DatabaseValue.fetchOne(db, sql: "SELECT sqlcipher_export('\(target)')")
             try db.execute(sql: "COMMIT")
             try db.execute(sql: "DETACH DATABASE \(target)")
@@ -176,12 +208,27 @@ extension Cipher {
         } else if outputMode != PrivateFile.privateMode {
             try PrivateFile.apply(PrivateFile.Ownership(owner: getuid(), group: getgid(), mode: outputMode), to: temporary)
         }
-        try PrivateFile.renameAtomically(temporary, to: destination)
+        if let replacement {
+            try replacement.replace(with: temporary, keepingReplacedAt: options.keepingReplacedAt)
+        } else {
+            try PrivateFile.renameAtomically(temporary, to: destination)
+        }
         succeeded = true
         // No report of the watcher follows this one.
         watcher?.stop()
         progress?(1)
         return actual
+    }
+
+    /// `PRAGMA wal_checkpoint(TRUNCATE)`, which must fold the whole WAL
+    /// into the file: no other connection may be reading it.
+    private static func checkpointFully(_ db: Database, path: String) throws {
+        let busy = try Int.fetchOne(db, sql: "PRAGMA wal_checkpoint(TRUNCATE)") ?? 0
+        guard busy == 0 else {
+            throw DatabaseError(resultCode: .SECURESTORE_BUSY_IN_USE, message: """
+                \(path) is in use: a connection kept its WAL from being checkpointed; nothing was changed
+                """)
+        }
     }
 
     /// Opens a file read-only with `key` and summarizes it; throws
@@ -197,10 +244,12 @@ extension Cipher {
         return try summary(db)
     }
 
-    /// A read-only configuration keyed with `key`, or unkeyed.
+    /// A read-only configuration keyed with `key`, or unkeyed, that waits
+    /// up to 10 s for a writer of another connection to commit.
     static func readonlyConfiguration(_ key: CipherKey?) -> Configuration {
         var config = key?.configuration(readonly: true) ?? Configuration()
         config.readonly = true
+        config.busyMode = .timeout(10)
         return config
     }
 

@@ -2,7 +2,7 @@ import Foundation
 
 extension Cipher {
     /// The SQLCipher file formats SecureStore reads with the right
-    /// settings, newest first. ``upgrade(at:key:progress:)`` finds which one
+    /// settings, newest first. ``upgrade(at:key:replacing:progress:)`` finds which one
     /// a file is in, and rewrites older ones in the library's current
     /// format (``current``).
     public enum FileFormat: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
@@ -66,7 +66,7 @@ extension Cipher {
         }
     }
 
-    /// What ``upgrade(at:key:progress:)`` found and did.
+    /// What ``upgrade(at:key:replacing:progress:)`` found and did.
     public struct UpgradeReport: Sendable, Hashable {
         /// The format the file was in.
         public var format: FileFormat
@@ -119,16 +119,18 @@ extension Cipher {
     /// over it: a crash at any moment leaves the old file or the upgraded
     /// one, and a wrong key changes nothing.
     @discardableResult
-    public static func upgrade(at path: String, key: CipherKey, progress: Progress? = nil) throws -> UpgradeReport {
+    public static func upgrade(at path: String, key: CipherKey, replacing options: ReplaceOptions = ReplaceOptions(),
+                               progress: Progress? = nil) throws -> UpgradeReport {
         let format = try detectFormat(at: path, key: key)
         guard format != .current else { return UpgradeReport(format: format, summary: nil) }
         // The old file is read with its own format's settings; the new one
         // gets the library's defaults.
         let currentKey = CipherKey(material: key.material)
         let summary = try export(from: path, sourceKey: nil, to: path, destinationKey: currentKey, keepsFormat: false,
-                                 progress: progress) {
-            try open(path, format: format.needsExplicitSettings ? format : nil, key: key, readonly: false)
-        }
+                                 progress: progress, openSource: { path, configuration in
+            try open(path, format: format.needsExplicitSettings ? format : nil, key: key, readonly: false,
+                     takesFileLock: configuration.takesFileLock)
+        }, replacing: options)
         return UpgradeReport(format: format, summary: summary)
     }
 
@@ -144,10 +146,12 @@ extension Cipher {
 
     /// Opens `path` with the settings of `format` (the key's own settings
     /// for nil), and reads it so that a wrong guess fails here.
-    private static func open(_ path: String, format: FileFormat?, key: CipherKey, readonly: Bool) throws -> Database {
+    private static func open(_ path: String, format: FileFormat?, key: CipherKey, readonly: Bool,
+                             takesFileLock: Bool = true) throws -> Database {
         let settings = format?.settings ?? key.settings
         var config = CipherKey(material: key.material, settings: settings).configuration(readonly: readonly)
         config.busyMode = .timeout(10)
+        config.takesFileLock = takesFileLock
         let db = try Database(path: path, configuration: config, checksKey: format?.hmacSaltMask == nil)
         if let mask = format?.hmacSaltMask {
             do {

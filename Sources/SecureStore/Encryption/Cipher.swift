@@ -16,6 +16,28 @@ import Foundation
 ///
 /// SQLite's backup API is never used: with SQLCipher it writes a plaintext
 /// copy of a keyed database into an unkeyed file.
+///
+/// An operation that replaces a file never does it under a connection:
+/// while a queue or pool of this process, or another process, has the
+/// file open, it throws ``ResultCode/SECURESTORE_BUSY_IN_USE`` and changes
+/// nothing (see ``ReplaceOptions``). It replaces the file a symbolic link
+/// names, not the link.
+///
+/// ## Topics
+///
+/// ### Replacing a file
+///
+/// - ``encrypt(plaintextAt:to:key:replacing:progress:)``
+/// - ``rekey(at:from:to:replacing:progress:)``
+/// - ``upgrade(at:key:replacing:progress:)``
+/// - ``ReplaceOptions``
+///
+/// ### Copying a file
+///
+/// - ``decrypt(at:key:to:progress:)``
+/// - ``backup(at:key:to:progress:)``
+/// - ``ExportSummary``
+/// - ``Progress``
 public enum Cipher {
     /// What an export copied, as verified in the new file.
     public struct ExportSummary: Sendable, Hashable {
@@ -45,13 +67,14 @@ public enum Cipher {
     /// SQLCipher 3.4.x).
     @discardableResult
     public static func encrypt(plaintextAt source: String, to destination: String, key: CipherKey,
+                               replacing options: ReplaceOptions = ReplaceOptions(),
                                progress: Progress? = nil) throws -> ExportSummary {
         guard Database.hasPlaintextHeader(path: source) else {
             throw DatabaseError(resultCode: .SQLITE_NOTADB,
                                 message: "\(source) is not a plaintext SQLite database (already encrypted, or not a database)")
         }
         return try export(from: source, sourceKey: nil, to: destination, destinationKey: key, keepsFormat: false,
-                          progress: progress)
+                          progress: progress, replacing: options)
     }
 
     /// Writes a PLAINTEXT copy of an encrypted file. Refuses to write over
@@ -75,10 +98,16 @@ public enum Cipher {
     /// neither gets ``CipherSettings/newFileDefaults`` (1,300,000 iterations
     /// on SQLCipher 3.4.x). Until the final rename the old file is
     /// untouched; after it, only the new key opens the file.
+    ///
+    /// Writers of other processes cannot write while it runs: they
+    /// wait for their busy timeout, then fail with `SQLITE_BUSY` (nothing
+    /// they were told succeeded is lost).
     @discardableResult
     public static func rekey(at path: String, from oldKey: CipherKey, to newKey: CipherKey,
+                             replacing options: ReplaceOptions = ReplaceOptions(),
                              progress: Progress? = nil) throws -> ExportSummary {
-        try export(from: path, sourceKey: oldKey, to: path, destinationKey: newKey, keepsFormat: false, progress: progress)
+        try export(from: path, sourceKey: oldKey, to: path, destinationKey: newKey, keepsFormat: false, progress: progress,
+                   replacing: options)
     }
 
     /// An encrypted copy with the same key and settings as the file.

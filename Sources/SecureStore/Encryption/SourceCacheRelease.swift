@@ -89,22 +89,10 @@ final class SourceCacheRelease: @unchecked Sendable {
     }
 
     /// Whether this process holds a POSIX lock on the file of `info`
-    /// (`/proc/locks`, whose lines read `1: POSIX ADVISORY READ <pid>
-    /// <major>:<minor>:<inode> <start> <end>`; a blocked request's line has
-    /// `->`). Without `/proc/locks`, it answers yes.
+    /// (``ProcessLockTable``). Without `/proc/locks`, it answers yes.
     static func processHoldsLock(on info: stat) -> Bool {
-        guard let locks = try? String(contentsOfFile: "/proc/locks", encoding: .utf8) else { return true }
-        let device = UInt64(info.st_dev)
-        // glibc's gnu_dev_major and gnu_dev_minor, 32 bits each.
-        let major = ((device >> 8) & 0xfff) | ((device >> 32) & 0xffff_f000)
-        let minor = (device & 0xff) | ((device >> 12) & 0xffff_ff00)
-        let pid = String(getpid())
-        return locks.split(separator: "\n").contains { line in
-            let fields = line.split(separator: " ")
-            guard fields.count >= 6, fields[1] == "POSIX", fields[4] == pid else { return false }
-            let file = fields[5].split(separator: ":")
-            return file.count == 3 && UInt64(file[0], radix: 16) == major && UInt64(file[1], radix: 16) == minor
-                && UInt64(file[2]) == UInt64(info.st_ino)
-        }
+        guard let table = ProcessLockTable.read() else { return true }
+        let pid = getpid()
+        return table.locks(on: FileIdentity(info)).contains { $0.kind == .posix && $0.pid == pid }
     }
 }

@@ -125,19 +125,3 @@ final class TraceBox: @unchecked Sendable {
     func allStatements() -> [String] { lock.withLock { statements } }
 }
 
-/// A value that closures on connection queues read and tests change.
-final class Locked<Value>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var stored: Value
-    init(_ value: Value) { stored = value }
-    var value: Value {
-        get { lock.withLock { stored } }
-        set { lock.withLock { stored = newValue } }
-    }
-    /// Changes the value in one step (`value.append` would read, then write).
-    func mutate(_ body: (inout Value) -> Void) { lock.withLock { body(&stored) } }
-    /// Reads or changes the value in one step, and returns what `body` returns.
-    /// (An `NSLock`, not the standard library's `Mutex`: ThreadSanitizer does
-    /// not see a contended `Mutex` change hands in the kernel.)
-    func withLock<R>(_ body: (inout Value) -> R) -> R { lock.withLock { body(&stored) } }
-}
