@@ -13,19 +13,19 @@ let package = Package(
         // library itself calls it only from Sources/SecureStore/Core.
         .library(name: "CSQLCipher", targets: ["CSQLCipher"]),
     ],
+    // Version ranges, never exact versions: an app resolves these beside its
+    // own dependencies. Each range starts at the version CI builds and tests.
+    // Cryptography (SHA-256, PBKDF2, the Ed25519 signatures of migration
+    // directories) comes from OpenSSL's libcrypto, which SQLCipher links.
     dependencies: [
-        .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
-        .package(url: "https://github.com/apple/swift-log", exact: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         // OrderedDictionary: the children of a request, in the order given.
-        .package(url: "https://github.com/apple/swift-collections", exact: "1.6.0"),
-        // Ed25519 signatures of migration directories (`keygen`, `hash --sign`,
-        // `--trusted-key`); its BoringSSL symbols are prefixed, so they do
-        // not meet libsqlcipher's OpenSSL.
-        .package(url: "https://github.com/apple/swift-crypto", exact: "3.12.3"),
+        .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
         // Tests only: property-based fuzzing of the parsers.
-        .package(url: "https://github.com/x-sheep/swift-property-based", exact: "2.0.1"),
+        .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
         // `swift package generate-documentation` (scripts/docs.sh).
-        .package(url: "https://github.com/swiftlang/swift-docc-plugin", exact: "1.5.0"),
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         // Debian's SQLCipher 3.4.1. The shim defines SQLITE_HAS_CODEC, because
@@ -52,7 +52,6 @@ let package = Package(
                 "SecureStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
         .executableTarget(

@@ -31,6 +31,7 @@
 #   scripts/bench.sh --instructions --update-baseline           write the baseline
 #   scripts/bench.sh --instructions --binary PATH --baseline FILE
 #       (another build of the benchmark, e.g. of an older commit)
+#   scripts/bench.sh --instructions --build-only   the release build alone (CI's first phase)
 #
 # Fails (exit 1) when a SecureStore case grows more than 3% over its
 # baseline in Ir, Ge, locks or allocs (plus 0.05 per unit, so that a count
@@ -65,14 +66,16 @@ authors=500
 transactions=500
 tolerance=0.03
 update=no
+build_only=no
 binary=""
 baseline="Benchmarks/instructions-sqlcipher$sqlcipher_line.tsv"
 while [ $# -gt 0 ]; do
     case "$1" in
         --update-baseline) update=yes; shift ;;
+        --build-only) build_only=yes; shift ;;
         --binary) binary="$2"; shift 2 ;;
         --baseline) baseline="$2"; shift 2 ;;
-        *) echo "usage: scripts/bench.sh --instructions [--sqlcipher 3|4] [--update-baseline] [--binary PATH] [--baseline FILE]" >&2; exit 64 ;;
+        *) echo "usage: scripts/bench.sh --instructions [--sqlcipher 3|4] [--update-baseline] [--build-only] [--binary PATH] [--baseline FILE]" >&2; exit 64 ;;
     esac
 done
 
@@ -88,6 +91,7 @@ if [ -z "$binary" ]; then
         "${swift_line_cflags[@]+"${swift_line_cflags[@]}"}" >&2
     binary="$build_dir/release/securestore-benchmark"
 fi
+[ "$build_only" = no ] || exit 0
 
 # Swift hashes with a random seed per process: Dictionary and Set layouts,
 # and so instructions and cache misses, would differ from run to run.
@@ -136,37 +140,51 @@ events() {
         }' "$1"
 }
 
-# measure KEY: "Ir Ge D1 LL locks allocs I1" of one round of the case.
+# measure KEY DIR: "Ir Ge D1 LL locks allocs I1" of one round of the case
+# (its files in DIR).
 measure() {
-    local key="$1" rounds
+    local key="$1" dir="$2" rounds
     for rounds in 1 3; do
-        valgrind --tool=callgrind --callgrind-out-file="$work/out.$rounds" \
+        valgrind --tool=callgrind --callgrind-out-file="$dir/out.$rounds" \
             --cache-sim=yes --collect-bus=yes \
             --I1=32768,512,64 --D1=32768,512,64 --LL=8388608,16,64 \
             "$binary" --only "$key" --rows "$rows" --authors "$authors" --transactions "$transactions" \
-            --rounds "$rounds" </dev/null >"$work/stdout" 2>"$work/stderr" || {
-            echo "error: $key failed under valgrind:" >&2; tail -20 "$work/stderr" >&2; exit 1
+            --rounds "$rounds" </dev/null >"$dir/stdout" 2>"$dir/stderr" || {
+            echo "error: $key failed under valgrind:" >&2; tail -20 "$dir/stderr" >&2; return 1
         }
     done
-    paste -d' ' <(events "$work/out.1") <(events "$work/out.3") |
+    paste -d' ' <(events "$dir/out.1") <(events "$dir/out.3") |
         awk '{ for (i = 1; i <= 7; i++) printf "%s%.0f", (i > 1 ? " " : ""), ($(i + 7) - $i) / 2; print "" }'
 }
 
 results="$work/results.tsv"
 printf 'case\tunit\tIr\tGe\tD1\tLL\tlocks\tallocs\tI1\n' >"$results"
-# median KEY RUNS: each event's median over RUNS measurements (RUNS odd).
+# median KEY RUNS DIR: each event's median over RUNS measurements (RUNS odd).
 median() {
-    local key="$1" runs="$2" run column
-    for ((run = 0; run < runs; run++)); do measure "$key"; done >"$work/runs"
+    local key="$1" runs="$2" dir="$3" run column
+    for ((run = 0; run < runs; run++)); do measure "$key" "$dir" || return 1; done >"$dir/runs"
     for column in 1 2 3 4 5 6 7; do
-        cut -d' ' -f"$column" "$work/runs" | sort -n | sed -n "$(((runs + 1) / 2))p"
+        cut -d' ' -f"$column" "$dir/runs" | sort -n | sed -n "$(((runs + 1) / 2))p"
     done | paste -sd' '
 }
 
+# The cases run side by side, one per core: callgrind runs a program on one
+# core, and counts the same events however busy the others are.
+jobs="${SECURESTORE_GATE_JOBS:-$(nproc)}"
+index=0
 while IFS=$'\t' read -r key unit count runs; do
+    index=$((index + 1))
+    mkdir -p "$work/case-$index"
+    while [ "$(jobs -pr | wc -l)" -ge "$jobs" ]; do wait -n || true; done
     if [ "$runs" -gt 1 ]; then echo "== $key (median of $runs runs)" >&2; else echo "== $key" >&2; fi
-    values=$(median "$key" "$runs")
-    read -r ir ge d1 ll locks allocs i1 <<<"$values"
+    ( median "$key" "$runs" "$work/case-$index" >"$work/case-$index/values" || echo failed >"$work/case-$index/failed" ) &
+done <<<"$cases"
+wait
+index=0
+while IFS=$'\t' read -r key unit count runs; do
+    index=$((index + 1))
+    [ ! -f "$work/case-$index/failed" ] || { echo "error: $key could not be measured" >&2; exit 1; }
+    read -r ir ge d1 ll locks allocs i1 <"$work/case-$index/values"
     awk -v k="$key" -v u="$unit" -v n="$count" -v ir="$ir" -v ge="$ge" -v d1="$d1" -v ll="$ll" \
         -v locks="$locks" -v allocs="$allocs" -v i1="$i1" 'BEGIN {
         printf "%s\t%s\t%.1f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\n", k, u, ir / n, ge / n, d1 / n, ll / n, locks / n, allocs / n, i1 / n

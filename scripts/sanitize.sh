@@ -5,6 +5,10 @@
 #
 #   bash scripts/sanitize.sh address [--filter X]   # AddressSanitizer
 #   bash scripts/sanitize.sh thread  [--filter X]   # ThreadSanitizer
+#   bash scripts/sanitize.sh thread --build-only    # the build alone (CI's first phase)
+#
+# The test cases run in processes side by side (`swift test --parallel`),
+# as in scripts/test.sh.
 #
 # Runs SecureStoreTests (the library; MigrateToolTests run the tool as a
 # child process, which the sanitizer would not see into), in its own build
@@ -26,6 +30,8 @@ case "$sanitizer" in
     thread) export TSAN_OPTIONS="halt_on_error=0:exitcode=66:second_deadlock_stack=1" ;;
     *) echo "error: the sanitizer must be address or thread, not '$sanitizer'" >&2; exit 64 ;;
 esac
+build_only=no
+if [ "${1:-}" = --build-only ]; then build_only=yes; shift; fi
 filter=(--filter SecureStoreTests)
 [ $# -gt 0 ] && filter=("$@")
 bash scripts/install-deps.sh
@@ -37,10 +43,12 @@ build=(--scratch-path ".build-sanitize-$sanitizer" --sanitize="$sanitizer")
 [ "$sqlcipher_line" = 4 ] && build=(--scratch-path ".build-sanitize-$sanitizer-sqlcipher4" --sanitize="$sanitizer" "${swift_line_cflags[@]}")
 echo "== SecureStoreTests under the $sanitizer sanitizer (SQLCipher line $sqlcipher_line)"
 swift build --build-tests "${build[@]}"
+[ "$build_only" = no ] || exit 0
 log="$(mktemp "${TMPDIR:-/tmp}/securestore-sanitize.XXXXXX")"
 trap 'rm -f "$log"' EXIT
 status=0
-swift test --skip-build "${build[@]}" "${filter[@]}" 2>&1 | tee "$log" || status=$?
+swift test --skip-build --parallel --num-workers "${SECURESTORE_TEST_WORKERS:-$(( 2 * $(nproc) ))}" \
+    "${build[@]}" "${filter[@]}" 2>&1 | tee "$log" || status=$?
 if grep -q "WARNING: ThreadSanitizer\|ERROR: AddressSanitizer\|SUMMARY: .*Sanitizer" "$log"; then
     echo "error: the $sanitizer sanitizer reported (above)" >&2
     grep "SUMMARY: .*Sanitizer" "$log" | sort | uniq -c >&2 || true

@@ -11,6 +11,9 @@
 // DatabasePool derives a passphrase's key once and keys its other
 // connections with the raw key.
 #include <openssl/evp.h>
+// Ed25519 signatures of migration directories (Encryption/Ed25519.swift):
+// random keys.
+#include <openssl/rand.h>
 
 // sqlite3_config is variadic, which Swift cannot call: the error log
 // callback (Database.logError) is registered through this function.

@@ -28,8 +28,10 @@ enum CrashHarness {
         var client: String
         var preamble: String
 
+        /// A passphrase, or a raw key written `x'<64 hex digits>'`.
         static func key(_ key: String, settings: String = "", label: String) -> Opener {
-            Opener(label: label, client: CommandLineClient.sqlcipherPath, preamble: "PRAGMA key = '\(key)';\(settings)")
+            let literal = key.hasPrefix("x'") ? "\"\(key)\"" : "'\(key)'"
+            return Opener(label: label, client: CommandLineClient.sqlcipherPath, preamble: "PRAGMA key = \(literal);\(settings)")
         }
 
         static let plaintext = Opener(label: "plaintext", client: "/usr/bin/sqlite3", preamble: "")
@@ -89,12 +91,32 @@ enum CrashHarness {
         }
     }
 
-    /// Starts the tool and kills it with SIGKILL after `delay` seconds.
-    /// Returns true when the kill landed (the tool was still running).
-    static func runAndKill(_ executable: URL, _ arguments: [String], environment: [String: String], after delay: Double) throws -> Bool {
+    /// Starts the tool and kills it with SIGKILL `delay` seconds after it
+    /// started, or, with `opening`, after it opened that file: the kills
+    /// then spread over its work, not over its start. Returns true when the
+    /// kill landed (the tool was still running).
+    static func runAndKill(_ executable: URL, _ arguments: [String], environment: [String: String], after delay: Double,
+                           opening file: String? = nil) throws -> Bool {
         let process = try startQuietly(executable, arguments, environment: environment)
+        if let file { _ = waitUntil(process, opens: file) }
         Thread.sleep(forTimeInterval: delay)
         return killNow(process)
+    }
+
+    /// Waits (30 s at most) until `process` has `file` open; false if it
+    /// never did (it ended first).
+    static func waitUntil(_ process: Process, opens file: String) -> Bool {
+        let target = URL(fileURLWithPath: file).resolvingSymlinksInPath().path
+        let folder = "/proc/\(process.processIdentifier)/fd"
+        let deadline = Date().addingTimeInterval(30)
+        while process.isRunning, Date() < deadline {
+            let descriptors = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+            if descriptors.contains(where: { (try? FileManager.default.destinationOfSymbolicLink(atPath: folder + "/" + $0)) == target }) {
+                return true
+            }
+            usleep(1_000)
+        }
+        return false
     }
 
     /// Starts the tool and kills it with SIGKILL as soon as one of `files`
@@ -138,10 +160,14 @@ enum CrashHarness {
         return landed && process.terminationReason == .uncaughtSignal
     }
 
-    /// Seconds an uninterrupted run takes.
-    static func timedRun(_ executable: URL, _ arguments: [String], environment: [String: String]) throws -> (Double, CommandLineClient.Result) {
-        let start = Date()
-        let result = try CommandLineClient.run(executable.path, arguments, environment: environment)
-        return (Date().timeIntervalSince(start), result)
+    /// Seconds an uninterrupted run takes (with `opening`, from the moment
+    /// it opened that file), and its exit status.
+    static func timedRun(_ executable: URL, _ arguments: [String], environment: [String: String],
+                         opening file: String? = nil) throws -> (Double, Int32) {
+        let process = try startQuietly(executable, arguments, environment: environment)
+        var start = Date()
+        if let file, waitUntil(process, opens: file) { start = Date() }
+        process.waitUntilExit()
+        return (Date().timeIntervalSince(start), process.terminationStatus)
     }
 }

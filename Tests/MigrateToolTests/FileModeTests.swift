@@ -28,81 +28,83 @@ final class FileModeTests: MigrateToolTestCase {
         XCTAssertEqual(result.status, 0, "umask \(String(mask, radix: 8)) \(arguments[0]): \(result.stderr)", line: line)
     }
 
-    func testEveryWritingCommandUnderEveryUmask() throws {
-        for mask: mode_t in [0o022, 0o077, 0o000] {
-            let folder = path("umask-\(String(mask, radix: 8))")
-            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-            let file = { (name: String) in folder + "/" + name }
-            let context = "umask \(String(mask, radix: 8))"
+    func testEveryWritingCommandUnderUmask022() throws { try everyWritingCommand(underUmask: 0o022) }
+    func testEveryWritingCommandUnderUmask077() throws { try everyWritingCommand(underUmask: 0o077) }
+    func testEveryWritingCommandUnderUmask000() throws { try everyWritingCommand(underUmask: 0o000) }
 
-            // create: a new database, 0600.
-            try run(["create", file("app.db")] + key, umask: mask)
-            XCTAssertEqual(try mode(file("app.db")), 0o600, context)
+    private func everyWritingCommand(underUmask mask: mode_t) throws {
+        let folder = path("umask-\(String(mask, radix: 8))")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let file = { (name: String) in folder + "/" + name }
+        let context = "umask \(String(mask, radix: 8))"
 
-            // apply and rollback: the database keeps its mode; backups 0600.
-            try FileManager.default.setAttributes([.posixPermissions: 0o640], ofItemAtPath: file("app.db"))
-            try run(["apply", file("app.db"), "--migrations", migrations] + key, umask: mask)
-            try run(["rollback", file("app.db"), "--steps", "1", "--migrations", migrations] + key, umask: mask)
-            XCTAssertEqual(try mode(file("app.db")), 0o640, context)
-            let backups = try names(in: folder).filter { $0.hasSuffix(".backup") }
-            XCTAssertEqual(backups.count, 2, "\(context): \(backups)")
-            for backup in backups { XCTAssertEqual(try mode(file(backup)), 0o600, "\(context): \(backup)") }
+        // create: a new database, 0600.
+        try run(["create", file("app.db")] + key, umask: mask)
+        XCTAssertEqual(try mode(file("app.db")), 0o600, context)
 
-            // rekey in place keeps the mode; so do the backups it re-keys.
-            try run(["rekey", file("app.db"), "--new-key-env", "NEW_KEY"] + key, umask: mask)
-            XCTAssertEqual(try mode(file("app.db")), 0o640, context)
-            for backup in backups { XCTAssertEqual(try mode(file(backup)), 0o600, "\(context): re-keyed \(backup)") }
-            let newKey = ["--key-env", "NEW_KEY"]
+        // apply and rollback: the database keeps its mode; backups 0600.
+        try FileManager.default.setAttributes([.posixPermissions: 0o640], ofItemAtPath: file("app.db"))
+        try run(["apply", file("app.db"), "--migrations", migrations] + key, umask: mask)
+        try run(["rollback", file("app.db"), "--steps", "1", "--migrations", migrations] + key, umask: mask)
+        XCTAssertEqual(try mode(file("app.db")), 0o640, context)
+        let backups = try names(in: folder).filter { $0.hasSuffix(".backup") }
+        XCTAssertEqual(backups.count, 2, "\(context): \(backups)")
+        for backup in backups { XCTAssertEqual(try mode(file(backup)), 0o600, "\(context): \(backup)") }
 
-            // decrypt: the plaintext copy is private; never wider than the source.
-            try run(["decrypt", file("app.db"), "--output", file("plain.db"), "--allow-plaintext"] + newKey, umask: mask)
-            XCTAssertEqual(try mode(file("plain.db")), 0o600, context)
-            try FileManager.default.setAttributes([.posixPermissions: 0o400], ofItemAtPath: file("app.db"))
-            try run(["decrypt", file("app.db"), "--output", file("plain-400.db"), "--allow-plaintext"] + newKey, umask: mask)
-            XCTAssertEqual(try mode(file("plain-400.db")), 0o400, context)
-            try FileManager.default.setAttributes([.posixPermissions: 0o640], ofItemAtPath: file("app.db"))
+        // rekey in place keeps the mode; so do the backups it re-keys.
+        try run(["rekey", file("app.db"), "--new-key-env", "NEW_KEY"] + key, umask: mask)
+        XCTAssertEqual(try mode(file("app.db")), 0o640, context)
+        for backup in backups { XCTAssertEqual(try mode(file(backup)), 0o600, "\(context): re-keyed \(backup)") }
+        let newKey = ["--key-env", "NEW_KEY"]
 
-            // backup --output: 0600.
-            try run(["backup", file("app.db"), "--output", file("copy.db")] + newKey, umask: mask)
-            XCTAssertEqual(try mode(file("copy.db")), 0o600, context)
+        // decrypt: the plaintext copy is private; never wider than the source.
+        try run(["decrypt", file("app.db"), "--output", file("plain.db"), "--allow-plaintext"] + newKey, umask: mask)
+        XCTAssertEqual(try mode(file("plain.db")), 0o600, context)
+        try FileManager.default.setAttributes([.posixPermissions: 0o400], ofItemAtPath: file("app.db"))
+        try run(["decrypt", file("app.db"), "--output", file("plain-400.db"), "--allow-plaintext"] + newKey, umask: mask)
+        XCTAssertEqual(try mode(file("plain-400.db")), 0o400, context)
+        try FileManager.default.setAttributes([.posixPermissions: 0o640], ofItemAtPath: file("app.db"))
 
-            // encrypt in place keeps the mode; the kept plaintext is 0600.
-            try plaintextDatabase(file("open.db"), mode: 0o644)
-            try run(["encrypt", file("open.db"), "--keep-plaintext"] + key, umask: mask)
-            XCTAssertEqual(try mode(file("open.db")), 0o644, context)
-            XCTAssertEqual(try mode(file("open.db.plaintext")), 0o600, context)
-            try plaintextDatabase(file("private.db"), mode: 0o600)
-            try run(["encrypt", file("private.db")] + key, umask: mask)
-            XCTAssertEqual(try mode(file("private.db")), 0o600, context)
+        // backup --output: 0600.
+        try run(["backup", file("app.db"), "--output", file("copy.db")] + newKey, umask: mask)
+        XCTAssertEqual(try mode(file("copy.db")), 0o600, context)
 
-            // encrypt --output: 0600.
-            try plaintextDatabase(file("source.db"), mode: 0o644)
-            try run(["encrypt", file("source.db"), "--output", file("encrypted.db")] + key, umask: mask)
-            XCTAssertEqual(try mode(file("encrypted.db")), 0o600, context)
+        // encrypt in place keeps the mode; the kept plaintext is 0600.
+        try plaintextDatabase(file("open.db"), mode: 0o644)
+        try run(["encrypt", file("open.db"), "--keep-plaintext"] + key, umask: mask)
+        XCTAssertEqual(try mode(file("open.db")), 0o644, context)
+        XCTAssertEqual(try mode(file("open.db.plaintext")), 0o600, context)
+        try plaintextDatabase(file("private.db"), mode: 0o600)
+        try run(["encrypt", file("private.db")] + key, umask: mask)
+        XCTAssertEqual(try mode(file("private.db")), 0o600, context)
 
-            // upgrade keeps the mode; its backup is 0600.
-            try makeLegacyDatabase(file("legacy.db"), key: "mode key", settings: "PRAGMA cipher_compatibility = 3; PRAGMA kdf_iter = 4000;")
-            try FileManager.default.setAttributes([.posixPermissions: 0o640], ofItemAtPath: file("legacy.db"))
-            try run(["upgrade", file("legacy.db")] + unpinnedKey, umask: mask)
-            XCTAssertEqual(try mode(file("legacy.db")), 0o640, context)
-            let upgradeBackup = try XCTUnwrap(try names(in: folder).first { $0.hasPrefix("legacy.db.") && $0.hasSuffix(".backup") })
-            XCTAssertEqual(try mode(file(upgradeBackup)), 0o600, context)
+        // encrypt --output: 0600.
+        try plaintextDatabase(file("source.db"), mode: 0o644)
+        try run(["encrypt", file("source.db"), "--output", file("encrypted.db")] + key, umask: mask)
+        XCTAssertEqual(try mode(file("encrypted.db")), 0o600, context)
 
-            // restore keeps the database's mode; the replaced file is kept
-            // 0600 in a --backup-dir the tool makes 0700.
-            try run(["restore", file("app.db"), "--from", file(backups[0]), "--backup-dir", file("kept")] + newKey, umask: mask)
-            XCTAssertEqual(try mode(file("app.db")), 0o640, context)
-            XCTAssertEqual(try mode(file("kept")), 0o700, context)
-            let kept = try names(in: file("kept"))
-            XCTAssertEqual(kept.count, 1, "\(context): \(kept)")
-            XCTAssertEqual(try mode(file("kept/" + kept[0])), 0o600, context)
+        // upgrade keeps the mode; its backup is 0600.
+        try makeLegacyDatabase(file("legacy.db"), key: "mode key", settings: "PRAGMA cipher_compatibility = 3; PRAGMA kdf_iter = 4000;")
+        try FileManager.default.setAttributes([.posixPermissions: 0o640], ofItemAtPath: file("legacy.db"))
+        try run(["upgrade", file("legacy.db")] + unpinnedKey + Self.suiteNewKDFArguments, umask: mask)
+        XCTAssertEqual(try mode(file("legacy.db")), 0o640, context)
+        let upgradeBackup = try XCTUnwrap(try names(in: folder).first { $0.hasPrefix("legacy.db.") && $0.hasSuffix(".backup") })
+        XCTAssertEqual(try mode(file(upgradeBackup)), 0o600, context)
 
-            // Nothing else is left behind: no temporary, journal, -wal or -shm file.
-            XCTAssertEqual(try names(in: folder).filter { !$0.hasSuffix(".backup") }, [
-                "app.db", "copy.db", "encrypted.db", "kept", "legacy.db", "open.db", "open.db.plaintext",
-                "plain-400.db", "plain.db", "private.db", "source.db",
-            ], context)
-        }
+        // restore keeps the database's mode; the replaced file is kept
+        // 0600 in a --backup-dir the tool makes 0700.
+        try run(["restore", file("app.db"), "--from", file(backups[0]), "--backup-dir", file("kept")] + newKey, umask: mask)
+        XCTAssertEqual(try mode(file("app.db")), 0o640, context)
+        XCTAssertEqual(try mode(file("kept")), 0o700, context)
+        let kept = try names(in: file("kept"))
+        XCTAssertEqual(kept.count, 1, "\(context): \(kept)")
+        XCTAssertEqual(try mode(file("kept/" + kept[0])), 0o600, context)
+
+        // Nothing else is left behind: no temporary, journal, -wal or -shm file.
+        XCTAssertEqual(try names(in: folder).filter { !$0.hasSuffix(".backup") }, [
+            "app.db", "copy.db", "encrypted.db", "kept", "legacy.db", "open.db", "open.db.plaintext",
+            "plain-400.db", "plain.db", "private.db", "source.db",
+        ], context)
     }
 
     func testReplacedFilesKeepTheirOwner() throws {
@@ -117,7 +119,7 @@ final class FileModeTests: MigrateToolTestCase {
         }
         try run(["rekey", path("app.db"), "--new-key-env", "NEW_KEY"] + key, umask: 0o077)
         try run(["encrypt", path("plain.db")] + key, umask: 0o077)
-        try run(["upgrade", path("legacy.db"), "--no-backup"] + unpinnedKey, umask: 0o077)
+        try run(["upgrade", path("legacy.db"), "--no-backup"] + unpinnedKey + Self.suiteNewKDFArguments, umask: 0o077)
         try run(["backup", path("plain.db"), "--output", path("plain-copy.db")] + key, umask: 0o077)
         try run(["restore", path("plain.db"), "--from", path("plain-copy.db"), "--no-backup"] + key, umask: 0o077)
         for name in ["app.db", "plain.db", "legacy.db"] {

@@ -52,9 +52,12 @@ final class LiveServiceTests: MigrateToolTestCase {
     func testUpgradeBesideEveryClient() throws { try runMatrix(.upgrade) }
     func testApplyBesideEveryClient() throws { try runMatrix(.apply) }
     func testRollbackBesideEveryClient() throws { try runMatrix(.rollback) }
-    func testReadingCommandsBesideEveryClient() throws {
-        for operation in [Operation.status, .inspect, .verify, .backup, .history, .audit] { try runMatrix(operation) }
-    }
+    func testStatusBesideEveryClient() throws { try runMatrix(.status) }
+    func testInspectBesideEveryClient() throws { try runMatrix(.inspect) }
+    func testVerifyBesideEveryClient() throws { try runMatrix(.verify) }
+    func testBackupBesideEveryClient() throws { try runMatrix(.backup) }
+    func testHistoryBesideEveryClient() throws { try runMatrix(.history) }
+    func testAuditBesideEveryClient() throws { try runMatrix(.audit) }
 
     /// Each command killed at a random moment while each kind of client
     /// writes: the same invariants (the replacing commands never get past

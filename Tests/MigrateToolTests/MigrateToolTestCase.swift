@@ -45,14 +45,17 @@ class MigrateToolTestCase: XCTestCase {
 
     var migrations: String { Self.examplesDirectory.path }
 
-    /// Runs the tool; with `umask`, the child process starts with it (the
-    /// tests run one at a time, so setting it around the launch is safe).
+    /// Runs the tool; with `umask`, the child process starts with it (set
+    /// by a shell that then runs the tool in its place: this process's own
+    /// umask never changes, so tests and cells may run side by side).
     @discardableResult
     func tool(_ arguments: [String], stdin: String = "", environment: [String: String] = [:],
               binary: String = "migrate-tool", umask mask: mode_t? = nil) throws -> CommandLineClient.Result {
-        let previous = mask.map { umask($0) }
-        defer { if let previous { umask(previous) } }
-        return try CommandLineClient.run(Self.productsDirectory.appendingPathComponent(binary).path, arguments,
+        let executable = Self.productsDirectory.appendingPathComponent(binary).path
+        guard let mask else {
+            return try CommandLineClient.run(executable, arguments, stdin: stdin, environment: environment)
+        }
+        return try CommandLineClient.run("/bin/sh", ["-c", "umask \(String(mask, radix: 8)) && exec \"$0\" \"$@\"", executable] + arguments,
                                          stdin: stdin, environment: environment)
     }
 
@@ -92,18 +95,19 @@ class MigrateToolTestCase: XCTestCase {
         XCTAssertEqual(made.status, 0, made.stderr)
     }
 
-    /// The key file line that pins SQLCipher 3.4.x's default 64,000
-    /// iterations (the `sqlcipher` CLI's default too): the 1,300,000 the
-    /// tool gives new files cost 0.6 s or more per open, and the suite
-    /// opens files hundreds of times. Empty on SQLCipher 4. The
-    /// tool's defaults are tested in `KeyStrengthTests`.
-    static var suiteKDFLine: String { CommandLineClient.sqlcipherMajorVersion == 3 ? "kdf_iter = 64000" : "" }
+    /// The key file line that pins the suite's iteration count
+    /// (``CommandLineClient/suiteKDFIterations``: the `sqlcipher` CLI's
+    /// default): the 1,300,000 the tool gives new files on SQLCipher 3.4.x
+    /// cost 0.6 s or more per open, a key without a count is tried in every
+    /// format, and the suite opens files hundreds of times. The tool's
+    /// defaults are tested in `KeyStrengthTests`.
+    static var suiteKDFLine: String { "kdf_iter = \(CommandLineClient.suiteKDFIterations)" }
 
     /// The same pin as options, for keys given without a key file.
-    static var suiteKDFArguments: [String] { CommandLineClient.sqlcipherMajorVersion == 3 ? ["--kdf-iter", "64000"] : [] }
+    static var suiteKDFArguments: [String] { ["--kdf-iter", String(CommandLineClient.suiteKDFIterations)] }
 
     /// The same pin for the new key of `rekey`.
-    static var suiteNewKDFArguments: [String] { CommandLineClient.sqlcipherMajorVersion == 3 ? ["--new-kdf-iter", "64000"] : [] }
+    static var suiteNewKDFArguments: [String] { ["--new-kdf-iter", String(CommandLineClient.suiteKDFIterations)] }
 
     /// What the `sqlcipher` CLI needs after the key to read a new file the
     /// tool made with a passphrase and no count: ` PRAGMA kdf_iter =
@@ -179,16 +183,6 @@ class MigrateToolTestCase: XCTestCase {
     /// Waits (30 s at most) until `process` has `file` open, which the tool
     /// does only after it has read its key; false if it never did.
     func waitUntil(_ process: Process, opens file: String) -> Bool {
-        let target = URL(fileURLWithPath: file).resolvingSymlinksInPath().path
-        let folder = "/proc/\(process.processIdentifier)/fd"
-        let deadline = Date().addingTimeInterval(30)
-        while process.isRunning, Date() < deadline {
-            let descriptors = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
-            if descriptors.contains(where: { (try? FileManager.default.destinationOfSymbolicLink(atPath: folder + "/" + $0)) == target }) {
-                return true
-            }
-            usleep(5_000)
-        }
-        return false
+        CrashHarness.waitUntil(process, opens: file)
     }
 }

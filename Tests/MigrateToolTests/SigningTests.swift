@@ -27,6 +27,29 @@ final class SigningTests: MigrateToolTestCase {
         return folder
     }
 
+    /// Keys and signatures that release 0.2 made (with swift-crypto's
+    /// Ed25519, `Tests/Fixtures/signed-v0.2`) still verify, and the same key
+    /// signs the same `migrations.sum` into the same bytes (Ed25519 is
+    /// deterministic): OpenSSL's Ed25519 is the same algorithm, encodings
+    /// and key ids.
+    func testKeysAndSignaturesOfRelease02StillWork() throws {
+        let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Fixtures/signed-v0.2").path
+        let verified = try tool(["test", "--migrations", fixture + "/migrations", "--trusted-key", fixture + "/fixture.pub"])
+        XCTAssertEqual(verified.status, 0, verified.stderr)
+
+        let folder = path("migrations")
+        try FileManager.default.copyItem(atPath: fixture + "/migrations", toPath: folder)
+        try FileManager.default.removeItem(atPath: folder + "/migrations.sum.sig")
+        // Git keeps no modes: the private key is made private again.
+        try FileManager.default.copyItem(atPath: fixture + "/fixture.key", toPath: path("fixture.key"))
+        chmod(path("fixture.key"), 0o600)
+        let signed = try tool(["hash", folder, "--sign", path("fixture.key")])
+        XCTAssertEqual(signed.status, 0, signed.stderr)
+        XCTAssertEqual(try String(contentsOfFile: folder + "/migrations.sum.sig", encoding: .utf8),
+                       try String(contentsOfFile: fixture + "/migrations/migrations.sum.sig", encoding: .utf8))
+    }
+
     func testKeygenWritesAPrivateKeyAndNeverReplacesOne() throws {
         let (key, pub, id) = try keygen("release")
         XCTAssertEqual(try permissions(key), 0o600, "the private key, under umask 022")

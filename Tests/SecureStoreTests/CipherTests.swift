@@ -190,26 +190,42 @@ final class CipherTests: SecureStoreTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: stale))
     }
 
-    func testUpgradeOfEveryLegacyFormat() throws {
-        // 2.x: kdf_iter 4000 with HMAC; 1.x: without HMAC; 2.x written on
-        // big-endian devices; 2.0 betas (HMAC salt mask 0x00); on a
-        // SQLCipher 4 library, SQLCipher 3 files too. Every file is made by
-        // the CLI of the line under test, from SQLCipher 3's settings
-        // (`cipher_compatibility = 3`, which SQLCipher 3.4.1 ignores).
+    // 2.x: kdf_iter 4000 with HMAC; 1.x: without HMAC; 2.x written on
+    // big-endian devices; 2.0 betas (HMAC salt mask 0x00); on a SQLCipher 4
+    // library, SQLCipher 3 files too. Every file is made by the CLI of the
+    // line under test, from SQLCipher 3's settings (`cipher_compatibility =
+    // 3`, which SQLCipher 3.4.1 ignores).
+
+    /// The formats a connection's open finds by itself.
+    func testUpgradeOfTheLegacyFormatsTheOpenFinds() throws {
         var formats: [(String, String, Cipher.FileFormat)] = [
             ("v2.db", "PRAGMA kdf_iter = 4000;", .sqlcipher2),
             ("v1.db", "PRAGMA kdf_iter = 4000; PRAGMA cipher_use_hmac = OFF;", .sqlcipher1),
+        ]
+        if SQLCipherLibrary.majorVersion >= 4 { formats.insert(("v3.db", "", .sqlcipher3), at: 0) }
+        try upgrade(formats)
+    }
+
+    /// The variants that only explicit settings read.
+    func testUpgradeOfTheLegacyFormatsOnlyUpgradeFinds() throws {
+        try upgrade([
             ("v2-be.db", "PRAGMA kdf_iter = 4000; PRAGMA cipher_hmac_pgno = be;", .sqlcipher2BigEndian),
             ("v2-beta.db", "PRAGMA kdf_iter = 4000; PRAGMA cipher_hmac_salt_mask = \"x'00'\";", .sqlcipher2Beta),
             ("v2-beta-be.db", "PRAGMA kdf_iter = 4000; PRAGMA cipher_hmac_pgno = be; PRAGMA cipher_hmac_salt_mask = \"x'00'\";",
              .sqlcipher2BetaBigEndian),
-        ]
-        if SQLCipherLibrary.majorVersion >= 4 { formats.insert(("v3.db", "", .sqlcipher3), at: 0) }
+        ])
+    }
+
+    private func upgrade(_ formats: [(String, String, Cipher.FileFormat)]) throws {
         // A current file open meanwhile: the process-wide salt mask that
         // 2.0 betas need must not disturb other connections.
         let current = try DatabaseQueue(path: path("current.db"), configuration: key.configuration())
         try current.write { db in try db.execute(sql: "CREATE TABLE t (a)") }
-        for (name, settings, format) in formats {
+        for (index, (name, settings, format)) in formats.enumerated() {
+            // The first file of each test gets a new file's settings, which
+            // the upgrade gives by default; the others the suite's iteration
+            // count (they test the formats, not the key derivation).
+            let newSettings = index == 0 ? CipherSettings() : Self.suiteCipherSettings
             let made = try CommandLineClient.sqlcipher(
                 path(name), preamble: "PRAGMA key = 'old app'; PRAGMA cipher_compatibility = 3; \(settings)",
                 sql: "CREATE TABLE t (a); INSERT INTO t VALUES ('kept'); PRAGMA user_version = 3;")
@@ -224,14 +240,18 @@ final class CipherTests: SecureStoreTestCase {
             } else {
                 XCTAssertThrowsError(try DatabaseQueue(path: path(name), configuration: oldKey.configuration()), "not readable before")
             }
+            // A wrong key without a count is tried in every format, whatever
+            // the file's: that search runs for the first file of each test;
+            // the others get the wrong key with the suite's count.
             let before = try sha256(path(name))
-            XCTAssertThrowsError(try Cipher.upgrade(at: path(name), key: CipherKey(passphrase: "wrong"))) { error in
+            let wrong = CipherKey(passphrase: "wrong", settings: index == 0 ? CipherSettings() : Self.suiteCipherSettings)
+            XCTAssertThrowsError(try Cipher.upgrade(at: path(name), key: wrong)) { error in
                 XCTAssertEqual((error as? DatabaseError)?.resultCode, .SQLITE_NOTADB)
                 XCTAssertTrue("\(error)".contains("unchanged"), "\(error)")
             }
             XCTAssertEqual(try sha256(path(name)), before, "a wrong key leaves \(name) unchanged")
             XCTAssertEqual(try Cipher.detectFormat(at: path(name), key: oldKey), format)
-            XCTAssertEqual(try Cipher.upgrade(at: path(name), key: oldKey).format, format)
+            XCTAssertEqual(try Cipher.upgrade(at: path(name), key: oldKey, newSettings: newSettings).format, format)
             XCTAssertEqual(try Cipher.detectFormat(at: path(name), key: oldKey), .current)
             XCTAssertNil(try Cipher.upgrade(at: path(name), key: oldKey).summary, "a current file is left alone")
             XCTAssertEqual(try DatabaseQueue(path: path("current.db"), configuration: key.configuration())
@@ -239,8 +259,10 @@ final class CipherTests: SecureStoreTestCase {
             let dbQueue = try DatabaseQueue(path: path(name), configuration: oldKey.configuration())
             XCTAssertEqual(try dbQueue.read { try String.fetchOne($0, sql: "SELECT a FROM t") }, "kept")
             XCTAssertEqual(try dbQueue.read { try Int.fetchOne($0, sql: "PRAGMA user_version") }, 3)
-            XCTAssertEqual(try dbQueue.read { try $0.cipherSettings }, CipherSettings.newFileDefaults, "upgraded to a new file's settings")
-            let cli = try CommandLineClient.sqlcipher(path(name), preamble: "PRAGMA key = 'old app'; \(Self.newFileKDFPragma)", sql: "SELECT a FROM t;")
+            XCTAssertEqual(try dbQueue.read { try $0.cipherSettings }, newSettings.resolved(over: CipherSettings.newFileDefaults),
+                           "upgraded to a new file's settings, under those asked for")
+            let cli = try CommandLineClient.sqlcipher(path(name), preamble: "PRAGMA key = 'old app'; \(index == 0 ? Self.newFileKDFPragma : "")",
+                                                      sql: "SELECT a FROM t;")
             XCTAssertEqual(cli.stdout, "kept\n", cli.stderr)
         }
     }
@@ -277,7 +299,7 @@ final class CipherTests: SecureStoreTestCase {
         for round in 0..<10 {
             try Cipher.rekey(at: file, from: key, to: key)
             try Cipher.backup(at: file, key: key, to: path("copy-\(round).db"))
-            XCTAssertThrowsError(try Cipher.rekey(at: file, from: CipherKey(passphrase: "wrong"), to: key))
+            XCTAssertThrowsError(try Cipher.rekey(at: file, from: CipherKey(passphrase: "wrong", settings: Self.suiteCipherSettings), to: key))
         }
         XCTAssertLessThan(try openDescriptors() - before, 5)
         XCTAssertEqual(try cliCount(file, passphrase: "lifecycle key"), "4200\n7\nv1\n")

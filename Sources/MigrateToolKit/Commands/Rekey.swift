@@ -122,9 +122,19 @@ extension MigrateToolCommand {
 
         @OptionGroup var backups: BackupOptions
         @OptionGroup var key: KeyOptions
+
+        @Option(name: .customLong("new-kdf-iter"), help: ArgumentHelp(
+            "kdf_iter for the upgraded file (default: a new file's, \(CipherSettings.newFileDefaults.kdfIterations ?? 0) on SQLCipher \(SQLCipherLibrary.version)).",
+            valueName: "n"))
+        var newKDFIterations: Int?
+
         @OptionGroup var lock: LockOptions
         @OptionGroup var waiting: WaitForCloseOptions
         @OptionGroup var outputOptions: OutputOptions
+
+        func validate() throws {
+            if let newKDFIterations, newKDFIterations <= 0 { throw ValidationError("--new-kdf-iter must be a positive number.") }
+        }
 
         func run() throws {
             try Output.run(json: outputOptions.json) {
@@ -143,8 +153,9 @@ extension MigrateToolCommand {
                     let store = backups.store(for: database)
                     let backup = backups.noBackup ? nil : try store.copy()
                     do {
-                        let report = try Cipher.upgrade(at: database, key: key.key, replacing: waiting.replaceOptions(),
-                                                        progress: progress)
+                        let report = try Cipher.upgrade(at: database, key: key.key,
+                                                        newSettings: CipherSettings(kdfIterations: newKDFIterations),
+                                                        replacing: waiting.replaceOptions(), progress: progress)
                         if !backups.noBackup { store.prune(keeping: backups.keep) }
                         return CipherOutcome(summary: report.summary, backup: backup, note: "upgraded from \(report.format)")
                     } catch {

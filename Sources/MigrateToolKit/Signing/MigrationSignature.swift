@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import SecureStore
 
@@ -12,7 +11,7 @@ enum MigrationSignature {
 
     /// Signs the directory's `migrations.sum` (crash-safe write); returns
     /// the key id.
-    static func sign(directory: URL, with key: Curve25519.Signing.PrivateKey) throws -> String {
+    static func sign(directory: URL, with key: Ed25519.PrivateKey) throws -> String {
         let sum = directory.appendingPathComponent(MigrationIntegrityFile.fileName).path
         guard let data = FileManager.default.contents(atPath: sum) else {
             throw ToolError(.ioError, "\(sum) cannot be read")
@@ -29,7 +28,7 @@ enum MigrationSignature {
     }
 
     /// Why a directory is not signed by a trusted key; nil when it is.
-    static func problem(directory: URL, trusted: [String: Curve25519.Signing.PublicKey]) -> String? {
+    static func problem(directory: URL, trusted: [String: Ed25519.PublicKey]) -> String? {
         let folder = directory.path
         guard let sum = FileManager.default.contents(atPath: directory.appendingPathComponent(MigrationIntegrityFile.fileName).path) else {
             return "\(folder) is not signed: it has no \(MigrationIntegrityFile.fileName) (run `hash \(folder) --sign KEY` where migrations are released)"

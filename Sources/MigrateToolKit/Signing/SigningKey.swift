@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import SecureStore
 
@@ -14,8 +13,8 @@ enum SigningKey {
     static let publicTag = "public-key ed25519 "
 
     /// The id of a public key, as signatures and messages name it.
-    static func id(of key: Curve25519.Signing.PublicKey) -> String {
-        SHA256.hash(data: key.rawRepresentation).map { String(format: "%02x", $0) }.joined().prefix(16).description
+    static func id(of key: Ed25519.PublicKey) -> String {
+        String(SHA256Digest.hex(of: key.rawRepresentation).prefix(16))
     }
 
     /// Writes a new key pair; neither file may exist. Returns the key id.
@@ -23,7 +22,12 @@ enum SigningKey {
         for path in [privatePath, publicPath] where FileManager.default.fileExists(atPath: path) {
             throw ToolError(.cannotCreate, "\(path) exists already; keygen never replaces a key (remove it, or choose another name)")
         }
-        let key = Curve25519.Signing.PrivateKey()
+        let key: Ed25519.PrivateKey
+        do {
+            key = try Ed25519.PrivateKey()
+        } catch {
+            throw ToolError(.internalError, "cannot make a signing key: \(error)")
+        }
         let id = id(of: key.publicKey)
         let privateText = """
             # migrate-tool signing key \(id) (Ed25519, PRIVATE): it signs migration directories \
@@ -48,16 +52,16 @@ enum SigningKey {
 
     /// Reads a private key file: a regular file that only its owner can
     /// read, as key files are.
-    static func readPrivate(_ path: String) throws -> Curve25519.Signing.PrivateKey {
+    static func readPrivate(_ path: String) throws -> Ed25519.PrivateKey {
         let text = try SecretInput.readPrivateFile(path, what: "signing key").withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
-        guard let key = decode(value(in: text, tag: privateTag), Curve25519.Signing.PrivateKey.init(rawRepresentation:)) else {
+        guard let key = decode(value(in: text, tag: privateTag), Ed25519.PrivateKey.init(rawRepresentation:)) else {
             throw ToolError(.configuration, "signing key \(path) is not a private key written by keygen")
         }
         return key
     }
 
     /// Reads a public key file.
-    static func readPublic(_ path: String) throws -> Curve25519.Signing.PublicKey {
+    static func readPublic(_ path: String) throws -> Ed25519.PublicKey {
         guard let data = FileManager.default.contents(atPath: path) else {
             let reason = FileManager.default.fileExists(atPath: path) ? "cannot be read" : "no such file"
             throw ToolError(.configuration, "trusted key \(path): \(reason)")
@@ -66,22 +70,22 @@ enum SigningKey {
         if value(in: text, tag: privateTag) != nil {
             throw ToolError(.configuration, "trusted key \(path) is a PRIVATE key: give hosts the .pub file keygen wrote beside it")
         }
-        guard let key = decode(value(in: text, tag: publicTag), Curve25519.Signing.PublicKey.init(rawRepresentation:)) else {
+        guard let key = decode(value(in: text, tag: publicTag), Ed25519.PublicKey.init(rawRepresentation:)) else {
             throw ToolError(.configuration, "trusted key \(path) is not a public key written by keygen")
         }
         return key
     }
 
     /// A key from the text after its tag: base64 of its raw bytes.
-    private static func decode<Key>(_ value: String?, _ make: (Data) throws -> Key) -> Key? {
+    private static func decode<Key>(_ value: String?, _ make: (Data) -> Key?) -> Key? {
         guard let base64 = value?.split(separator: " ").first, let raw = Data(base64Encoded: String(base64)) else { return nil }
-        return try? make(raw)
+        return make(raw)
     }
 
     /// The public keys of `--trusted-key` arguments: files, or directories
     /// whose `*.pub` files are read.
-    static func trusted(_ arguments: [String]) throws -> [String: Curve25519.Signing.PublicKey] {
-        var keys: [String: Curve25519.Signing.PublicKey] = [:]
+    static func trusted(_ arguments: [String]) throws -> [String: Ed25519.PublicKey] {
+        var keys: [String: Ed25519.PublicKey] = [:]
         for argument in arguments {
             var isDirectory: ObjCBool = false
             if FileManager.default.fileExists(atPath: argument, isDirectory: &isDirectory), isDirectory.boolValue {

@@ -3,7 +3,7 @@ import Foundation
 extension Cipher {
     /// How an operation that replaces a database file (``Cipher/rekey(at:from:to:replacing:progress:)``,
     /// ``Cipher/encrypt(plaintextAt:to:key:replacing:progress:)`` in place,
-    /// ``Cipher/upgrade(at:key:replacing:progress:)``) treats those who
+    /// ``Cipher/upgrade(at:key:newSettings:replacing:progress:)``) treats those who
     /// have the file open.
     ///
     /// A replacement never happens under a connection: while a

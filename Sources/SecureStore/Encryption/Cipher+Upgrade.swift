@@ -2,7 +2,7 @@ import Foundation
 
 extension Cipher {
     /// The SQLCipher file formats SecureStore reads with the right
-    /// settings, newest first. ``upgrade(at:key:replacing:progress:)`` finds which one
+    /// settings, newest first. ``upgrade(at:key:newSettings:replacing:progress:)`` finds which one
     /// a file is in, and rewrites older ones in the library's current
     /// format (``current``).
     public enum FileFormat: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
@@ -66,7 +66,7 @@ extension Cipher {
         }
     }
 
-    /// What ``upgrade(at:key:replacing:progress:)`` found and did.
+    /// What ``upgrade(at:key:newSettings:replacing:progress:)`` found and did.
     public struct UpgradeReport: Sendable, Hashable {
         /// The format the file was in.
         public var format: FileFormat
@@ -91,7 +91,11 @@ extension Cipher {
             defer { try? db.close() }
             let version = try db.cipherSettings?.formatVersion
             return FileFormat.readable.first { $0.compatibility == version && !$0.needsExplicitSettings } ?? .current
-        } catch let error as DatabaseError where error.resultCode == .SQLITE_NOTADB && key.settings.isEmpty {
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_NOTADB {
+            // With its own settings, the key opens the file with them or not at all.
+            guard key.settings.isEmpty else {
+                throw DatabaseError(resultCode: error.extendedResultCode, message: (error.message ?? "") + ". The file is unchanged")
+            }
             // Not found by the open: one of the variants, or a wrong key.
         }
         for format in FileFormat.readable where format.needsExplicitSettings {
@@ -110,8 +114,9 @@ extension Cipher {
     /// 2.0 betas and files from big-endian devices, and SQLCipher 3 on a
     /// SQLCipher 4 library) in the library's current format, with the same
     /// key and the settings of a new file (``CipherSettings/newFileDefaults``
-    /// for a passphrase: 1,300,000 iterations on SQLCipher 3.4.x). A file
-    /// already in the current format is left alone.
+    /// for a passphrase: 1,300,000 iterations on SQLCipher 3.4.x), over
+    /// which `newSettings` go (another iteration count, another page size).
+    /// A file already in the current format is left alone.
     ///
     /// The file is exported into a private temporary file beside it
     /// (`sqlcipher_export`), which is verified (row counts, `user_version`,
@@ -119,13 +124,14 @@ extension Cipher {
     /// over it: a crash at any moment leaves the old file or the upgraded
     /// one, and a wrong key changes nothing.
     @discardableResult
-    public static func upgrade(at path: String, key: CipherKey, replacing options: ReplaceOptions = ReplaceOptions(),
+    public static func upgrade(at path: String, key: CipherKey, newSettings: CipherSettings = CipherSettings(),
+                               replacing options: ReplaceOptions = ReplaceOptions(),
                                progress: Progress? = nil) throws -> UpgradeReport {
         let format = try detectFormat(at: path, key: key)
         guard format != .current else { return UpgradeReport(format: format, summary: nil) }
         // The old file is read with its own format's settings; the new one
-        // gets the library's defaults.
-        let currentKey = CipherKey(material: key.material)
+        // gets the library's defaults, under those asked for.
+        let currentKey = CipherKey(material: key.material, settings: newSettings)
         let summary = try export(from: path, sourceKey: nil, to: path, destinationKey: currentKey, keepsFormat: false,
                                  progress: progress, openSource: { path, configuration in
             try open(path, format: format.needsExplicitSettings ? format : nil, key: key, readonly: false,

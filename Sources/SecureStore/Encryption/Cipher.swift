@@ -29,7 +29,7 @@ import Foundation
 ///
 /// - ``encrypt(plaintextAt:to:key:replacing:progress:)``
 /// - ``rekey(at:from:to:replacing:progress:)``
-/// - ``upgrade(at:key:replacing:progress:)``
+/// - ``upgrade(at:key:newSettings:replacing:progress:)``
 /// - ``ReplaceOptions``
 ///
 /// ### Copying a file

@@ -28,13 +28,15 @@ class SecureStoreTestCase: XCTestCase {
         directory.appendingPathComponent(name).path
     }
 
-    /// The cipher settings of the suite's keyed files: on SQLCipher 3.4.x,
-    /// its default 64,000 iterations pinned (the `sqlcipher` CLI's default
-    /// too), because the 1,300,000 that SecureStore gives new files cost
-    /// 0.6 s or more per open and the suite opens files hundreds of times; on SQLCipher 4, its defaults. The defaults
-    /// themselves are tested in `NewFileKeyDerivationTests`.
+    /// The cipher settings of the suite's keyed files: the suite's
+    /// iteration count pinned (``CommandLineClient/suiteKDFIterations``,
+    /// the `sqlcipher` CLI's default), because the 1,300,000 that
+    /// SecureStore gives new files on SQLCipher 3.4.x cost 0.6 s or more
+    /// per open, a key without a count is tried in every format, and the
+    /// suite opens files hundreds of times. The defaults themselves are
+    /// tested in `NewFileKeyDerivationTests`.
     static var suiteCipherSettings: CipherSettings {
-        SQLCipherLibrary.majorVersion == 3 ? CipherSettings(kdfIterations: 64000) : CipherSettings()
+        CipherSettings(kdfIterations: CommandLineClient.suiteKDFIterations)
     }
 
     /// What the `sqlcipher` CLI needs after its key to read a new file that
@@ -72,18 +74,34 @@ class SecureStoreTestCase: XCTestCase {
         try DatabaseQueue(path: path(name), configuration: keyedConfiguration(passphrase: passphrase))
     }
 
-    /// `readers` reads at once, each holding its connection a moment so
-    /// that the pool opens that many; what `read` returns, or -1 for a
+    /// `readers` reads at once, on threads of their own, each holding its
+    /// connection until all of them are inside their read (so that the pool
+    /// opens that many; 10 s at most); what `read` returns, or -1 for a
     /// failed read.
     func concurrentReads(_ dbPool: DatabasePool, readers: Int, _ read: @escaping @Sendable (Database) throws -> Int?) -> [Int] {
         let results = Locked<[Int]>([])
-        DispatchQueue.concurrentPerform(iterations: readers) { _ in
-            let value = try? dbPool.read { db -> Int? in
-                Thread.sleep(forTimeInterval: 0.05)
-                return try read(db)
+        let inside = Locked(0)
+        let allInside = DispatchSemaphore(value: 0)
+        let finished = DispatchGroup()
+        for _ in 0..<readers {
+            finished.enter()
+            Thread.detachNewThread {
+                let value = try? dbPool.read { db -> Int? in
+                    let arrived = inside.withLock { count -> Int in
+                        count += 1
+                        return count
+                    }
+                    if arrived == readers {
+                        for _ in 0..<readers { allInside.signal() }
+                    }
+                    _ = allInside.wait(timeout: .now() + 10)
+                    return try read(db)
+                }
+                results.mutate { $0.append(value.flatMap { $0 } ?? -1) }
+                finished.leave()
             }
-            results.mutate { $0.append(value.flatMap { $0 } ?? -1) }
         }
+        finished.wait()
         return results.value
     }
 
