@@ -1,4 +1,5 @@
 // swift-tools-version: 6.1
+import Foundation
 import PackageDescription
 
 let package = Package(
@@ -22,10 +23,6 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         // OrderedDictionary: the children of a request, in the order given.
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
-        // Tests only: property-based fuzzing of the parsers.
-        .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
-        // `swift package generate-documentation` (scripts/docs.sh).
-        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         // Debian's SQLCipher 3.4.1. The shim defines SQLITE_HAS_CODEC, because
@@ -92,18 +89,32 @@ let package = Package(
             name: "DocumentationTests",
             dependencies: ["SecureStore"]
         ),
-        // Generated inputs for the migration-file and key-file parsers
-        // (SECURESTORE_FUZZ_COUNT inputs per property; see RELIABILITY.md).
-        .testTarget(
-            name: "ParserFuzzTests",
-            dependencies: [
-                "SecureStore", "MigrateToolKit",
-                .product(name: "PropertyBased", package: "swift-property-based"),
-            ]
-        ),
     ],
     swiftLanguageModes: [.v6]
 )
+
+// What only this repository's own tests and documentation use. SwiftPM
+// resolves every package a manifest declares for every app that depends on
+// it, so these are declared only when SECURESTORE_DEVELOPMENT is set
+// (scripts/test.sh, scripts/sanitize.sh, scripts/docs.sh and CI set it):
+// an app's resolution never meets them.
+if ProcessInfo.processInfo.environment["SECURESTORE_DEVELOPMENT"] != nil {
+    package.dependencies += [
+        // Property-based fuzzing of the parsers.
+        .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
+        // `swift package generate-documentation` (scripts/docs.sh).
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
+    ]
+    // Generated inputs for the migration-file and key-file parsers
+    // (SECURESTORE_FUZZ_COUNT inputs per property; see RELIABILITY.md).
+    package.targets.append(.testTarget(
+        name: "ParserFuzzTests",
+        dependencies: [
+            "SecureStore", "MigrateToolKit",
+            .product(name: "PropertyBased", package: "swift-property-based"),
+        ]
+    ))
+}
 
 // One settings loop for every Swift target (system libraries take none).
 for target in package.targets where target.type != .system {

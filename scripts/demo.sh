@@ -4,6 +4,8 @@
 # inspected again, and shown unreadable to plain sqlite3.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# The packages of the repository's own tests and documentation (Package.swift).
+export SECURESTORE_DEVELOPMENT=1
 bash scripts/install-deps.sh
 swift build --product migrate-tool
 tool="$PWD/.build/debug/migrate-tool"

@@ -10,6 +10,8 @@
 # Prints the number of DocC warnings (0, or the build fails).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# The packages of the repository's own tests and documentation (Package.swift).
+export SECURESTORE_DEVELOPMENT=1
 
 serve=""
 while [ $# -gt 0 ]; do

@@ -7,6 +7,8 @@
 # --help, the man pages and this article come from the same definitions.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# The packages of the repository's own tests and documentation (Package.swift).
+export SECURESTORE_DEVELOPMENT=1
 swift build --product migrate-tool >&2
 swift build --product generate-docc-reference >&2
 bin="$(swift build --show-bin-path)"

@@ -2,7 +2,8 @@
 # Installs what SecureStore needs from Debian's packages, if it is missing:
 # SQLCipher's headers and library, OpenSSL's headers, the sqlcipher and sqlite3 CLIs (used by
 # the tests as independent clients), pkg-config, Python's venv, and for the
-# key-hygiene tests a C compiler, gdb (gcore) and util-linux's setpriv.
+# key-hygiene tests a C compiler, gdb (gcore) and util-linux's setpriv; curl
+# for the example service's end-to-end test.
 set -euo pipefail
 
 missing=()
@@ -21,6 +22,7 @@ python3 -c 'import ensurepip, venv' >/dev/null 2>&1 || missing+=(python3-venv)
 command -v cc >/dev/null 2>&1 || missing+=(gcc libc6-dev)
 command -v gcore >/dev/null 2>&1 || missing+=(gdb)
 command -v setpriv >/dev/null 2>&1 || missing+=(util-linux)
+command -v curl >/dev/null 2>&1 || missing+=(curl)
 [ ${#missing[@]} -eq 0 ] && exit 0
 
 echo "Installing: ${missing[*]}" >&2

@@ -11,6 +11,8 @@
 # Prints the path of the .deb on its last line.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# The packages of the repository's own tests and documentation (Package.swift).
+export SECURESTORE_DEVELOPMENT=1
 
 output=.build/deb
 while [ $# -gt 0 ]; do

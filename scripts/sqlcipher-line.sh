@@ -19,6 +19,11 @@
 # and on the 4.x line puts its `sqlcipher` CLI first on PATH and its
 # pkg-config file first on PKG_CONFIG_PATH.
 
+# The packages only this repository's tests and documentation use are
+# declared when this is set (Package.swift): every script that builds the
+# project sets it, an app that depends on SecureStore never does.
+export SECURESTORE_DEVELOPMENT=1
+
 sqlcipher_line_parse_args() {
     sqlcipher_args=()
     while [ $# -gt 0 ]; do

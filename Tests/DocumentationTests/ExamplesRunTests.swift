@@ -3,20 +3,7 @@ import SecureStore
 import XCTest
 
 /// Runs the articles' examples on encrypted files in a temporary folder.
-final class ExamplesRunTests: XCTestCase {
-    private var folder: URL!
-
-    override func setUpWithError() throws {
-        folder = FileManager.default.temporaryDirectory.appendingPathComponent("DocumentationTests-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-    }
-
-    override func tearDownWithError() throws {
-        try? FileManager.default.removeItem(at: folder)
-    }
-
-    private func path(_ name: String) -> String { folder.appendingPathComponent(name).path }
-
+final class ExamplesRunTests: DocumentationTestCase {
     func testGettingStartedAndPorting() throws {
         let best = try gettingStarted(path: path("app.db"))
         XCTAssertEqual(best.map(\.name), ["Barbara", "Arthur"])

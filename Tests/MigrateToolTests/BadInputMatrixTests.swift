@@ -171,12 +171,19 @@ final class BadInputMatrixTests: MigrateToolTestCase {
         }
     }
 
-    func testTruncatedAndRandomFiles() throws {
+    /// A cut inside the first page.
+    func testAFileCutInsideItsFirstPage() throws {
+        try truncatedFiles { _ in [Int.random(in: 1..<1024)] }
+    }
+
+    /// Three cuts in the pages after the first.
+    func testFilesCutAfterTheirFirstPage() throws {
+        try truncatedFiles { size in (0..<3).map { _ in Int.random(in: 1025..<(size - 1)) } }
+    }
+
+    private func truncatedFiles(cutAt cuts: (_ size: Int) -> [Int]) throws {
         let good = try Data(contentsOf: URL(fileURLWithPath: makeGoodDatabase("good.db")))
-        // One cut inside the first page, three in the pages after it.
-        var cuts = [Int.random(in: 1..<1024)]
-        for _ in 0..<3 { cuts.append(Int.random(in: 1025..<(good.count - 1))) }
-        for cut in cuts {
+        for cut in cuts(good.count) {
             let name = "truncated-at-\(cut).db"
             _ = FileManager.default.createFile(atPath: path(name), contents: good.prefix(cut))
             for command in commands {
@@ -184,23 +191,28 @@ final class BadInputMatrixTests: MigrateToolTestCase {
                 try check(command, path(name), expecting: command == "verify" ? [65, 7] : [65])
             }
         }
+    }
+
+    func testARandomFile() throws {
         _ = FileManager.default.createFile(atPath: path("random.db"), contents: Data((0..<16384).map { _ in UInt8.random(in: 0...255) }))
         for command in commands {
             try check(command, path("random.db"), expecting: [65], mentions: "not a database")
         }
     }
 
-    func testPlaintextSQLCipher4AndWrongKey() throws {
+    func testAPlaintextFile() throws {
         XCTAssertEqual(try CommandLineClient.sqlite3(path("plain.db"), sql: "CREATE TABLE t (a); INSERT INTO t VALUES (1);").status, 0)
+        // Encrypting a plaintext file is what `encrypt` is for.
+        for command in commands where command != "encrypt" {
+            try check(command, path("plain.db"), expecting: [65], mentions: "not encrypted")
+        }
+    }
+
+    func testAFileOfSQLCipher4sDefaults() throws {
         let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("Fixtures/sqlcipher4-defaults.db")
         try FileManager.default.copyItem(at: fixture, to: URL(fileURLWithPath: path("sqlcipher4.db")))
-        let good = try makeGoodDatabase("good.db")
         for command in commands {
-            // Encrypting a plaintext file is what `encrypt` is for.
-            if command != "encrypt" {
-                try check(command, path("plain.db"), expecting: [65], mentions: "not encrypted")
-            }
             // A file of SQLCipher 4's defaults (made by SQLCipher 4.12):
             // SQLCipher 3 cannot read it and says what it may be; SQLCipher
             // 4 reads it with its key (the file is put back after writers).
@@ -215,6 +227,12 @@ final class BadInputMatrixTests: MigrateToolTestCase {
                 // encrypt wants a plaintext file, and says this one is not.
                 try check(command, path("sqlcipher4.db"), expecting: [65], mentions: "may be a SQLCipher 4 file")
             }
+        }
+    }
+
+    func testAWrongKey() throws {
+        let good = try makeGoodDatabase("good.db")
+        for command in commands {
             try check(command, good, expecting: [65], keyVariable: "WRONG_KEY", mentions: "the key is wrong")
         }
     }

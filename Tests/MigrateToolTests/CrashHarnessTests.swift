@@ -12,15 +12,15 @@ import XCTest
 /// without manual steps and without waiting for a stuck lock.
 ///
 /// What matters is where the kills land, not how big the file is: the
-/// files are small (`SECURESTORE_CRASH_ROWS` rows of about 1 KB, 2,000 by
-/// default: 2.3 MB) and the kills many (`SECURESTORE_CRASH_KILLS` per
+/// files are small (`SECURESTORE_CRASH_ROWS` rows of about 1 KB, 1,000 by
+/// default: 1.2 MB) and the kills many (`SECURESTORE_CRASH_KILLS` per
 /// operation, 20 by default), each at a uniformly random moment within an
 /// uninterrupted run's duration after the tool opened the file (its start,
 /// a fixed cost of each run, is not what is tested). RELIABILITY.md gives the command of the long run on
 /// 57 MB files. The keys are raw: no run pays for a key derivation.
 final class CrashHarnessTests: MigrateToolTestCase {
     private static let kills = Int(ProcessInfo.processInfo.environment["SECURESTORE_CRASH_KILLS"] ?? "") ?? 20
-    private static let rows = Int(ProcessInfo.processInfo.environment["SECURESTORE_CRASH_ROWS"] ?? "") ?? 2_000
+    private static let rows = Int(ProcessInfo.processInfo.environment["SECURESTORE_CRASH_ROWS"] ?? "") ?? 1_000
     private static let canary = "PLAINTEXT-CANARY"
     private let oldKey = "x'\(String(repeating: "1f", count: 32))'"
     private let newKey = "x'\(String(repeating: "2e", count: 32))'"

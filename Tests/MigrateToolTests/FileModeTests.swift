@@ -52,10 +52,10 @@ final class FileModeTests: MigrateToolTestCase {
         for backup in backups { XCTAssertEqual(try mode(file(backup)), 0o600, "\(context): \(backup)") }
 
         // rekey in place keeps the mode; so do the backups it re-keys.
-        try run(["rekey", file("app.db"), "--new-key-env", "NEW_KEY"] + key, umask: mask)
+        try run(["rekey", file("app.db"), "--new-key-env", "NEW_KEY"] + key + Self.suiteNewKDFArguments, umask: mask)
         XCTAssertEqual(try mode(file("app.db")), 0o640, context)
         for backup in backups { XCTAssertEqual(try mode(file(backup)), 0o600, "\(context): re-keyed \(backup)") }
-        let newKey = ["--key-env", "NEW_KEY"]
+        let newKey = ["--key-env", "NEW_KEY"] + Self.suiteKDFArguments
 
         // decrypt: the plaintext copy is private; never wider than the source.
         try run(["decrypt", file("app.db"), "--output", file("plain.db"), "--allow-plaintext"] + newKey, umask: mask)
@@ -117,7 +117,7 @@ final class FileModeTests: MigrateToolTestCase {
             XCTAssertEqual(chown(path(name), nobody, nobody), 0)
             try FileManager.default.setAttributes([.posixPermissions: 0o660], ofItemAtPath: path(name))
         }
-        try run(["rekey", path("app.db"), "--new-key-env", "NEW_KEY"] + key, umask: 0o077)
+        try run(["rekey", path("app.db"), "--new-key-env", "NEW_KEY"] + key + Self.suiteNewKDFArguments, umask: 0o077)
         try run(["encrypt", path("plain.db")] + key, umask: 0o077)
         try run(["upgrade", path("legacy.db"), "--no-backup"] + unpinnedKey + Self.suiteNewKDFArguments, umask: 0o077)
         try run(["backup", path("plain.db"), "--output", path("plain-copy.db")] + key, umask: 0o077)
@@ -168,7 +168,7 @@ final class FileModeTests: MigrateToolTestCase {
             XCTAssertEqual(try mode(path(name)), 0o600, name)
         }
         // The next run removes the leftover and finishes.
-        try run(["rekey", file, "--new-key-env", "NEW_KEY"] + key, umask: 0o022)
+        try run(["rekey", file, "--new-key-env", "NEW_KEY"] + key + Self.suiteNewKDFArguments, umask: 0o022)
         XCTAssertEqual(try names(in: directory.path).filter { $0.contains("securestore-tmp") }, [])
     }
 }

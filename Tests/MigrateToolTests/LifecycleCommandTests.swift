@@ -151,27 +151,33 @@ final class LifecycleCommandTests: MigrateToolTestCase {
          "SQLCipher 2.0 beta, big-endian device"),
     ]
 
-    /// The formats the library's open finds (SQLCipher 3 on SQLCipher 4, 2 and 1).
-    func testUpgradeOfTheOldFormatsTheOpenFinds() throws {
-        var formats = Array(Self.legacyFormats.prefix(2))
-        if CommandLineClient.sqlcipherMajorVersion >= 4 {
-            formats.insert(("v3.db", "PRAGMA cipher_compatibility = 3;", "SQLCipher 3"), at: 0)
-        }
-        try upgrade(formats)
+    // One test per format, side by side. The line's newest older format
+    // (SQLCipher 3 on SQLCipher 4, 2 on 3.4.1) is upgraded with the
+    // defaults (a new file's iteration count) and tried with a wrong key
+    // without a count (every format searched); the others with the
+    // suite's count.
+
+    func testUpgradeOfSQLCipher3OnSQLCipher4() throws {
+        try XCTSkipIf(CommandLineClient.sqlcipherMajorVersion < 4, "SQLCipher 3 is the current format of SQLCipher 3.4.1")
+        try upgrade([("v3.db", "PRAGMA cipher_compatibility = 3;", "SQLCipher 3")], withDefaults: true)
     }
 
-    /// The variants only `upgrade` finds (big-endian devices, 2.0 betas).
-    func testUpgradeOfTheOldFormatsOnlyUpgradeFinds() throws {
-        try upgrade(Array(Self.legacyFormats.dropFirst(2)))
+    func testUpgradeOfSQLCipher2() throws {
+        try upgrade([Self.legacyFormats[0]], withDefaults: CommandLineClient.sqlcipherMajorVersion < 4)
     }
 
-    private func upgrade(_ formats: [(name: String, settings: String, format: String)]) throws {
+    func testUpgradeOfSQLCipher1() throws { try upgrade([Self.legacyFormats[1]], withDefaults: false) }
+
+    /// A variant only `upgrade` finds (after every other format).
+    func testUpgradeOfSQLCipher2FromABigEndianDevice() throws { try upgrade([Self.legacyFormats[2]], withDefaults: false) }
+
+    /// The variants only `upgrade` finds (after every other format).
+    func testUpgradeOfSQLCipher2Betas() throws { try upgrade(Array(Self.legacyFormats[3...]), withDefaults: false) }
+
+    private func upgrade(_ formats: [(name: String, settings: String, format: String)], withDefaults: Bool) throws {
         let current = CommandLineClient.sqlcipherMajorVersion >= 4 ? "SQLCipher 4" : "SQLCipher 3"
-        for (index, (name, settings, format)) in formats.enumerated() {
-            // The first file of each test gets a new file's iteration
-            // count, which upgrade gives by default; the others the suite's
-            // (they test the formats, not the key derivation).
-            let newCount = index == 0 ? [] : Self.suiteNewKDFArguments
+        for (name, settings, format) in formats {
+            let newCount = withDefaults ? [] : Self.suiteNewKDFArguments
             let made = try CommandLineClient.sqlcipher(path(name), preamble: "PRAGMA key = '\(passphrase)'; \(settings)",
                                                        sql: "CREATE TABLE t (a); INSERT INTO t VALUES ('old');")
             XCTAssertEqual(made.status, 0, made.stderr)
@@ -185,10 +191,7 @@ final class LifecycleCommandTests: MigrateToolTestCase {
             } else {
                 XCTAssertEqual(inspect.status, 65, "unreadable before")
             }
-            // A wrong key without a count is tried in every format, whatever
-            // the file's: that search runs for the first file of each test;
-            // the others get the wrong key with the suite's count.
-            let wrongCount = index == 0 ? [] : Self.suiteKDFArguments
+            let wrongCount = withDefaults ? [] : Self.suiteKDFArguments
             let wrong = try tool(["upgrade", path(name), "--key-env", "WRONG"] + wrongCount, environment: ["WRONG": "not the key"])
             XCTAssertEqual(wrong.status, 65, wrong.stderr)
             XCTAssertTrue(wrong.stderr.contains("wrong"), wrong.stderr)
@@ -198,7 +201,7 @@ final class LifecycleCommandTests: MigrateToolTestCase {
             XCTAssertEqual(report?["note"] as? String, "upgraded from \(format)")
             XCTAssertEqual((report?["cipherSettings"] as? [String: Any])?["format"] as? String, current, "the new file's format")
             let backup = try XCTUnwrap(report?["backup"] as? String)
-            XCTAssertEqual(try cli(name, key: passphrase, settings: index == 0 ? Self.newFileKDFPragma : "", "SELECT a FROM t;"), "old\n")
+            XCTAssertEqual(try cli(name, key: passphrase, settings: withDefaults ? Self.newFileKDFPragma : "", "SELECT a FROM t;"), "old\n")
             XCTAssertEqual(try cli(URL(fileURLWithPath: backup).lastPathComponent, key: passphrase, settings: settings, "SELECT a FROM t;"), "old\n",
                            "the backup is the untouched old file")
             let again = try tool(["upgrade", path(name), "--key-file", keys])

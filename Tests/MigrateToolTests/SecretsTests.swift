@@ -58,11 +58,22 @@ final class SecretsTests: MigrateToolTestCase {
         }
     }
 
-    func testNoOutputOfAnyCommandShowsTheKey() throws {
+    // Every command's output, with the key from each source: one test per
+    // source, side by side.
+    func testNoOutputShowsAKeyFromAKeyFile() throws { try noOutputShowsTheKey(from: "key file") }
+    func testNoOutputShowsAKeyFromTheEnvironment() throws { try noOutputShowsTheKey(from: "environment") }
+    func testNoOutputShowsAKeyFromStandardInput() throws { try noOutputShowsTheKey(from: "stdin") }
+    func testNoOutputShowsAKeyFromADescriptor() throws { try noOutputShowsTheKey(from: "descriptor") }
+
+    private func makeDatabases() throws {
         let created = try tool(["create", path("app.db"), "--key-env", "K"] + Self.suiteKDFArguments, environment: ["K": secret])
         XCTAssertEqual(created.status, 0, created.stderr)
         try FileManager.default.copyItem(atPath: path("app.db"), toPath: path("other.db"))
-        for source in try sources(for: secret) {
+    }
+
+    private func noOutputShowsTheKey(from sourceName: String) throws {
+        try makeDatabases()
+        for source in try sources(for: secret) where source.name == sourceName {
             // Successes, with every kind of output.
             let commands: [[String]] = [
                 ["inspect", path("app.db"), "--json", "--verbose", "--integrity", "--migrations", migrations],
@@ -91,7 +102,15 @@ final class SecretsTests: MigrateToolTestCase {
             XCTAssertEqual(back.status, 0, back.stderr)
             assertHidden(back, "rekey back")
         }
-        // Failures: the wrong key, given by every source, against every command.
+    }
+
+    /// Failures: the wrong key, given by every source, against every command.
+    func testNoFailureShowsTheKey() throws {
+        try makeDatabases()
+        // A backup for restore --latest to find (apply takes one).
+        let applied = try tool(["apply", path("app.db"), "--migrations", migrations, "--key-env", "K"] + Self.suiteKDFArguments,
+                               environment: ["K": secret])
+        XCTAssertEqual(applied.status, 0, applied.stderr)
         for source in try sources(for: nextSecret) {
             for arguments in [["inspect", path("app.db"), "--json"], ["apply", path("app.db"), "--migrations", migrations, "--verbose"],
                               ["verify", path("app.db")], ["rekey", path("app.db"), "--new-key-env", "THIRD", "--json"],

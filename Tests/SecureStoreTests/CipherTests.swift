@@ -30,8 +30,10 @@ final class CipherTests: SecureStoreTestCase {
         try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.contains("securestore-tmp") || $0.hasSuffix("-journal") }
     }
 
+    /// What the `sqlcipher` CLI reads with a passphrase, or a raw key
+    /// written `x'<64 hex digits>'`.
     private func cliCount(_ file: String, passphrase: String?, extra: String = "") throws -> String {
-        let preamble = passphrase.map { "PRAGMA key = '\($0)'; \(extra)" } ?? ""
+        let preamble = passphrase.map { "PRAGMA key = \($0.hasPrefix("x'") ? "\"\($0)\"" : "'\($0)'"); \(extra)" } ?? ""
         let result = try CommandLineClient.sqlcipher(file, preamble: preamble,
                                                      sql: "SELECT count(*) FROM item; PRAGMA user_version; SELECT identifier FROM securestore_migrations;")
         return result.status == 0 ? result.stdout : "error: \(result.stderr)"
@@ -196,36 +198,45 @@ final class CipherTests: SecureStoreTestCase {
     // line under test, from SQLCipher 3's settings (`cipher_compatibility =
     // 3`, which SQLCipher 3.4.1 ignores).
 
-    /// The formats a connection's open finds by itself.
-    func testUpgradeOfTheLegacyFormatsTheOpenFinds() throws {
-        var formats: [(String, String, Cipher.FileFormat)] = [
-            ("v2.db", "PRAGMA kdf_iter = 4000;", .sqlcipher2),
-            ("v1.db", "PRAGMA kdf_iter = 4000; PRAGMA cipher_use_hmac = OFF;", .sqlcipher1),
-        ]
-        if SQLCipherLibrary.majorVersion >= 4 { formats.insert(("v3.db", "", .sqlcipher3), at: 0) }
-        try upgrade(formats)
+    // One test per format, side by side. The line's newest older format
+    // (SQLCipher 3 on SQLCipher 4, 2 on 3.4.1) is upgraded with the
+    // defaults (a new file's settings) and tried with a wrong key without
+    // a count (every format searched); the others with the suite's count.
+
+    func testUpgradeOfASQLCipher3FileOnSQLCipher4() throws {
+        try XCTSkipIf(SQLCipherLibrary.majorVersion < 4, "SQLCipher 3 is the current format of SQLCipher 3.4.1")
+        try upgrade([("v3.db", "", .sqlcipher3)], withDefaults: true)
+    }
+
+    func testUpgradeOfASQLCipher2File() throws {
+        try upgrade([("v2.db", "PRAGMA kdf_iter = 4000;", .sqlcipher2)], withDefaults: SQLCipherLibrary.majorVersion < 4)
+    }
+
+    func testUpgradeOfASQLCipher1File() throws {
+        try upgrade([("v1.db", "PRAGMA kdf_iter = 4000; PRAGMA cipher_use_hmac = OFF;", .sqlcipher1)], withDefaults: false)
+    }
+
+    /// A variant that only explicit settings read.
+    func testUpgradeOfASQLCipher2FileFromABigEndianDevice() throws {
+        try upgrade([("v2-be.db", "PRAGMA kdf_iter = 4000; PRAGMA cipher_hmac_pgno = be;", .sqlcipher2BigEndian)], withDefaults: false)
     }
 
     /// The variants that only explicit settings read.
-    func testUpgradeOfTheLegacyFormatsOnlyUpgradeFinds() throws {
+    func testUpgradeOfSQLCipher2BetaFiles() throws {
         try upgrade([
-            ("v2-be.db", "PRAGMA kdf_iter = 4000; PRAGMA cipher_hmac_pgno = be;", .sqlcipher2BigEndian),
             ("v2-beta.db", "PRAGMA kdf_iter = 4000; PRAGMA cipher_hmac_salt_mask = \"x'00'\";", .sqlcipher2Beta),
             ("v2-beta-be.db", "PRAGMA kdf_iter = 4000; PRAGMA cipher_hmac_pgno = be; PRAGMA cipher_hmac_salt_mask = \"x'00'\";",
              .sqlcipher2BetaBigEndian),
-        ])
+        ], withDefaults: false)
     }
 
-    private func upgrade(_ formats: [(String, String, Cipher.FileFormat)]) throws {
+    private func upgrade(_ formats: [(String, String, Cipher.FileFormat)], withDefaults: Bool) throws {
         // A current file open meanwhile: the process-wide salt mask that
         // 2.0 betas need must not disturb other connections.
         let current = try DatabaseQueue(path: path("current.db"), configuration: key.configuration())
         try current.write { db in try db.execute(sql: "CREATE TABLE t (a)") }
-        for (index, (name, settings, format)) in formats.enumerated() {
-            // The first file of each test gets a new file's settings, which
-            // the upgrade gives by default; the others the suite's iteration
-            // count (they test the formats, not the key derivation).
-            let newSettings = index == 0 ? CipherSettings() : Self.suiteCipherSettings
+        for (name, settings, format) in formats {
+            let newSettings = withDefaults ? CipherSettings() : Self.suiteCipherSettings
             let made = try CommandLineClient.sqlcipher(
                 path(name), preamble: "PRAGMA key = 'old app'; PRAGMA cipher_compatibility = 3; \(settings)",
                 sql: "CREATE TABLE t (a); INSERT INTO t VALUES ('kept'); PRAGMA user_version = 3;")
@@ -240,11 +251,8 @@ final class CipherTests: SecureStoreTestCase {
             } else {
                 XCTAssertThrowsError(try DatabaseQueue(path: path(name), configuration: oldKey.configuration()), "not readable before")
             }
-            // A wrong key without a count is tried in every format, whatever
-            // the file's: that search runs for the first file of each test;
-            // the others get the wrong key with the suite's count.
             let before = try sha256(path(name))
-            let wrong = CipherKey(passphrase: "wrong", settings: index == 0 ? CipherSettings() : Self.suiteCipherSettings)
+            let wrong = CipherKey(passphrase: "wrong", settings: withDefaults ? CipherSettings() : Self.suiteCipherSettings)
             XCTAssertThrowsError(try Cipher.upgrade(at: path(name), key: wrong)) { error in
                 XCTAssertEqual((error as? DatabaseError)?.resultCode, .SQLITE_NOTADB)
                 XCTAssertTrue("\(error)".contains("unchanged"), "\(error)")
@@ -261,7 +269,7 @@ final class CipherTests: SecureStoreTestCase {
             XCTAssertEqual(try dbQueue.read { try Int.fetchOne($0, sql: "PRAGMA user_version") }, 3)
             XCTAssertEqual(try dbQueue.read { try $0.cipherSettings }, newSettings.resolved(over: CipherSettings.newFileDefaults),
                            "upgraded to a new file's settings, under those asked for")
-            let cli = try CommandLineClient.sqlcipher(path(name), preamble: "PRAGMA key = 'old app'; \(index == 0 ? Self.newFileKDFPragma : "")",
+            let cli = try CommandLineClient.sqlcipher(path(name), preamble: "PRAGMA key = 'old app'; \(withDefaults ? Self.newFileKDFPragma : "")",
                                                       sql: "SELECT a FROM t;")
             XCTAssertEqual(cli.stdout, "kept\n", cli.stderr)
         }
@@ -293,16 +301,19 @@ final class CipherTests: SecureStoreTestCase {
     /// operation, 30 here, far above what other threads may hold.
     func testLifecycleOperationsLeaveNoDescriptorOpen() throws {
         func openDescriptors() throws -> Int { try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count }
+        // Raw keys: descriptors, not key derivations, are counted here.
+        let key = CipherKey(rawKey: Data(repeating: 0x5A, count: 32))
+        let wrong = CipherKey(rawKey: Data(repeating: 0xA5, count: 32))
         let file = try makePlaintext("db.db")
         try Cipher.encrypt(plaintextAt: file, to: file, key: key)
         let before = try openDescriptors()
         for round in 0..<10 {
             try Cipher.rekey(at: file, from: key, to: key)
             try Cipher.backup(at: file, key: key, to: path("copy-\(round).db"))
-            XCTAssertThrowsError(try Cipher.rekey(at: file, from: CipherKey(passphrase: "wrong", settings: Self.suiteCipherSettings), to: key))
+            XCTAssertThrowsError(try Cipher.rekey(at: file, from: wrong, to: key))
         }
         XCTAssertLessThan(try openDescriptors() - before, 5)
-        XCTAssertEqual(try cliCount(file, passphrase: "lifecycle key"), "4200\n7\nv1\n")
+        XCTAssertEqual(try cliCount(file, passphrase: "x'\(String(repeating: "5a", count: 32))'"), "4200\n7\nv1\n")
         XCTAssertEqual(try leftovers(), [])
     }
 

@@ -219,7 +219,8 @@ final class DatabasePoolTests: SecureStoreTestCase {
             try db.usePassphrase("secret")
             try db.execute(sql: "PRAGMA cipher_compatibility = 3")
         }
-        for config in [grdbWay, keyedConfiguration(passphrase: "secret")] {
+        // Without an iteration count, so that the open finds the format.
+        for config in [grdbWay, keyedConfiguration(passphrase: "secret", cipherSettings: CipherSettings())] {
             var config = config
             config.maximumReaderCount = 3
             let dbPool = try DatabasePool(path: path("v3.sqlite"), configuration: config)

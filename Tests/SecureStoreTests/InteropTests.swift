@@ -116,7 +116,7 @@ final class InteropTests: SecureStoreTestCase {
         _ = try client(file, key: "old key", setup: ["PRAGMA cipher_compatibility = 3"],
                        "CREATE TABLE t(a TEXT); INSERT INTO t VALUES ('v3')")
         // SQLCipher 3 reads it with its defaults; SQLCipher 4 detects the format.
-        let dbQueue = try makeEncryptedQueue("python-v3.db", passphrase: "old key")
+        let dbQueue = try DatabaseQueue(path: file, configuration: keyedConfiguration(passphrase: "old key", cipherSettings: CipherSettings()))
         XCTAssertEqual(try dbQueue.read { try String.fetchOne($0, sql: "SELECT a FROM t") }, "v3")
         XCTAssertEqual(try dbQueue.read { try $0.cipherSettings?.compatibility }, 3)
     }

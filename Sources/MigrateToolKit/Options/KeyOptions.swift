@@ -85,8 +85,17 @@ public struct KeyOptions: ParsableArguments {
     }
 
     /// Reads the key once; nil when no key source was given (a plaintext
-    /// database). Options override the key file's cipher settings.
-    func resolve() throws -> DatabaseKey? {
+    /// database). Options override the key file's cipher settings. An app
+    /// that takes its key as the tool does (a service's own command line,
+    /// see `Examples/notes-service`) calls it too:
+    ///
+    /// ```swift
+    /// @OptionGroup var key: KeyOptions
+    /// // ...
+    /// guard let databaseKey = try key.resolve() else { throw ValidationError("Give the key.") }
+    /// let pool = try DatabasePool(path: path, configuration: databaseKey.key.configuration())
+    /// ```
+    public func resolve() throws -> DatabaseKey? {
         try KeySources(file: keyFile, name: keyName, environmentVariable: keyEnvironmentVariable,
                        standardInput: keyFromStandardInput, descriptor: keyFileDescriptor,
                        command: try keyCommand.map { try KeyCommand($0, timeout: keyCommandTimeout) },

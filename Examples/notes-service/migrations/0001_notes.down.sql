@@ -1,0 +1,2 @@
+DROP INDEX note_on_user;
+DROP TABLE note;
