@@ -22,6 +22,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         // OrderedDictionary: the children of a request, in the order given.
+        // Kept rather than rewritten: Apple maintains it, and SwiftNIO (so
+        // every Hummingbird or Vapor app) depends on it already.
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
     ],
     targets: [

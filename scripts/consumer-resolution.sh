@@ -44,7 +44,7 @@ import json, sys
 pins = json.load(open(sys.argv[1]))["pins"]
 shown = [p for p in pins if p["identity"] in ("hummingbird", "jwt-kit", "vapor", "jwt", "swift-crypto", "swift-log",
                                               "swift-argument-parser", "swift-collections")]
-print(f"{len(pins)} packages; " + ", ".join(f"{p[\"identity\"]} {p[\"state\"].get(\"version\", \"?\")}" for p in shown))
+print(str(len(pins)) + " packages; " + ", ".join(p["identity"] + " " + p["state"].get("version", "?") for p in shown))
 ' "$folder/Package.resolved")"
     else
         echo "consumer-resolution: FAILED: $name does not resolve:" >&2
