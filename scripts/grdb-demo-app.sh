@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # GRDB 7.10.0's own demo app (Documentation/DemoApps/GRDBDemo), ported to
 # SecureStore by changing its import, built and tested on Linux. A
-# yardstick of the README's compatibility section, not part of CI.
+# yardstick of the README's GRDB compatibility section, not part of CI.
 #
 #   bash scripts/grdb-demo-app.sh
 #

@@ -6,7 +6,7 @@ import XCTest
 /// message that names the file, the documented exit code, no crash, and
 /// every input file byte for byte the same (SHA-256) afterwards.
 final class BadInputMatrixTests: MigrateToolTestCase {
-    /// The exit codes README.md documents.
+    /// The exit codes the documentation lists (`migrate-tool --help`).
     private static let documentedExitCodes: Set<Int32> = [0, 1, 3, 4, 5, 6, 7, 10, 64, 65, 66, 73, 74, 75, 78]
     private let key = "bad input key"
     private var environment: [String: String] {

@@ -25,7 +25,7 @@ public enum ToolExitCode: Int32, CaseIterable, Sendable, Codable {
     @available(*, deprecated, renamed: "inUse")
     public static var lockTimeout: ToolExitCode { .inUse }
 
-    /// One line for `--help` and the README.
+    /// One line for `--help` and the documentation.
     public var meaning: String {
         switch self {
         case .success: return "success"
