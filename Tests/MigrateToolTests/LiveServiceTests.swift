@@ -38,13 +38,7 @@ final class LiveServiceTests: MigrateToolTestCase {
     private static let newKey = String(repeating: "cd", count: 32)
     private static var line: Int { CommandLineClient.sqlcipherMajorVersion }
 
-    private var python: String? {
-        ProcessInfo.processInfo.environment["SECURESTORE_PYTHON_SQLCIPHER"] ?? {
-            let cached = FileManager.default.homeDirectoryForCurrentUser
-                .appendingPathComponent(".cache/securestore/sqlcipher3-venv-0.6.0/bin/python").path
-            return FileManager.default.isExecutableFile(atPath: cached) ? cached : nil
-        }()
-    }
+    private var python: String? { CommandLineClient.pythonSQLCipher }
 
     func testRekeyBesideEveryClient() throws { try runMatrix(.rekey) }
     func testRestoreBesideEveryClient() throws { try runMatrix(.restore) }

@@ -18,10 +18,7 @@ final class InteropTests: SecureStoreTestCase {
 
     override func setUpWithError() throws {
         try super.setUpWithError()
-        let named = ProcessInfo.processInfo.environment["SECURESTORE_PYTHON_SQLCIPHER"]
-        let cached = FileManager.default.homeDirectoryForCurrentUser
-            .appendingPathComponent(".cache/securestore/sqlcipher3-venv-0.6.0/bin/python").path
-        guard let python = named ?? (FileManager.default.isExecutableFile(atPath: cached) ? cached : nil) else {
+        guard let python = CommandLineClient.pythonSQLCipher else {
             throw XCTSkip("no independent SQLCipher client: run `bash scripts/python-sqlcipher.sh` (scripts/test.sh does)")
         }
         self.python = python

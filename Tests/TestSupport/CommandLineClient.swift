@@ -73,6 +73,17 @@ public enum CommandLineClient {
     /// The major version of that CLI's SQLCipher: 3 or 4.
     public static var sqlcipherMajorVersion: Int { Int(sqlcipherVersion.prefix { $0.isNumber }) ?? 3 }
 
+    /// The Python of the independent SQLCipher 4 client (PyPI's
+    /// `sqlcipher3`): `SECURESTORE_PYTHON_SQLCIPHER` (set by the scripts), or
+    /// the virtual environment `scripts/python-sqlcipher.sh` caches; nil when
+    /// neither exists.
+    public static var pythonSQLCipher: String? {
+        if let named = ProcessInfo.processInfo.environment["SECURESTORE_PYTHON_SQLCIPHER"] { return named }
+        let cached = FileManager.default.homeDirectoryForCurrentUser
+            .appendingPathComponent(".cache/securestore/sqlcipher3-venv-0.6.0/bin/python").path
+        return FileManager.default.isExecutableFile(atPath: cached) ? cached : nil
+    }
+
     /// The PBKDF2 iteration count of the suite's passphrase-keyed files,
     /// chosen here only: the `sqlcipher` CLI's own default on each line
     /// (64,000 on SQLCipher 3, 256,000 on 4), so that the CLI reads them
